@@ -1,0 +1,112 @@
+// mpi: matched send/receive with MPI persistent requests. Device slots are handed to MPI directly,
+// which is only correct when the MPI is CUDA-aware ("GPUDirect"); otherwise this backend refuses.
+#include <array>
+
+#include "gpu_awareness.hpp"
+#include "ringcomm/backend.hpp"
+#include "ringcomm/error.hpp"
+#include "ringcomm/mpi_bytes.hpp"
+
+namespace ringcomm::mpi_backend {
+namespace {
+
+class MpiChannel final : public Channel {
+ public:
+  MpiChannel(const ChannelSpec& spec, MemoryKind memory) : spec_(spec), message_(spec.bytes) {
+    for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(memory, spec.bytes, "ringcomm mpi slot");
+    // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
+    MPI_Comm_dup(spec.comm, &comm_);
+    for (int s = 0; s < kSlots; ++s) {
+      MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_, &send_[s]);
+      MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_, &recv_[s]);
+    }
+  }
+
+  ~MpiChannel() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (int s = 0; s < kSlots; ++s) {
+      MPI_Request_free(&send_[s]);
+      MPI_Request_free(&recv_[s]);
+    }
+    MPI_Comm_free(&comm_);
+  }
+
+  void* slot(int index) override { return slots_[index].data(); }
+  const ChannelSpec& spec() const override { return spec_; }
+
+  void start(int send, int recv, StreamRef) override {
+    active_ = {recv_[recv], send_[send]};
+    MPI_Startall(2, active_.data());
+  }
+
+  void finish(StreamRef) override {
+    std::array<MPI_Status, 2> status;
+    MPI_Waitall(2, active_.data(), status.data());
+    int received = 0;
+    MPI_Get_count(&status[0], message_.type(), &received);
+    if (received != message_.count())
+      throw Error("mpi transport: received " + std::to_string(received) + " units from ring position " +
+                  std::to_string(spec_.recv_from) + ", expected " + std::to_string(message_.count()));
+  }
+
+ private:
+  ChannelSpec spec_;
+  MpiBytes message_;
+  std::array<Buffer, kSlots> slots_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::array<MPI_Request, kSlots> send_{};
+  std::array<MPI_Request, kSlots> recv_{};
+  std::array<MPI_Request, 2> active_{};
+};
+
+class MpiTransport final : public Transport {
+ public:
+  explicit MpiTransport(MemoryKind memory) : memory_(memory) {}
+  std::string name() const override { return "mpi"; }
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.device_memory = memory_ == MemoryKind::device;
+    return caps;
+  }
+  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    return std::make_unique<MpiChannel>(spec, memory_);
+  }
+
+ private:
+  MemoryKind memory_;
+};
+
+Usability probe(const TransportContext& ctx) {
+  if (ctx.memory != MemoryKind::device) return Usability::yes();
+  const GpuAwareness gpu = probe_gpu_awareness();
+  if (gpu.aware) return Usability::yes();
+  return Usability::no("ring buffers are in device memory and this MPI is not CUDA-aware (" + gpu.how +
+                       "); use RINGCOMM_TRANSPORT=host (staged through pinned host memory) or ucx");
+}
+
+std::vector<std::string> details(const TransportContext&) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string library(version, static_cast<std::size_t>(length));
+  if (const auto newline = library.find('\n'); newline != std::string::npos) library.resize(newline);
+  const GpuAwareness gpu = probe_gpu_awareness();
+  return {"library: " + library, std::string("CUDA-aware: ") + (gpu.aware ? "yes" : "no") + " (" + gpu.how + ")"};
+}
+
+}  // namespace
+}  // namespace ringcomm::mpi_backend
+
+RINGCOMM_REGISTER_BACKEND(mpi) {
+  using namespace ringcomm;
+  BackendInfo info;
+  info.name = "mpi";
+  info.summary = "MPI persistent send/receive; device pointers only with a CUDA-aware MPI";
+  info.auto_preference = 30;
+  info.probe = mpi_backend::probe;
+  info.create = [](const TransportContext& ctx) { return std::make_unique<mpi_backend::MpiTransport>(ctx.memory); };
+  info.details = mpi_backend::details;
+  registry.add(std::move(info));
+}

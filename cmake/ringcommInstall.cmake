@@ -1,0 +1,27 @@
+# Installs the library, its headers and a package config so that another project can
+#   find_package(ringcomm REQUIRED)   target_link_libraries(app PRIVATE ringcomm::ringcomm)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(RINGCOMM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ringcomm)
+
+install(TARGETS ringcomm EXPORT ringcommTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY core/include/ kernels/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/include/ringcomm/version.hpp
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ringcomm)
+install(EXPORT ringcommTargets NAMESPACE ringcomm:: DESTINATION ${RINGCOMM_CMAKE_DIR})
+
+get_property(RINGCOMM_INSTALLED_BACKENDS GLOBAL PROPERTY RINGCOMM_BACKEND_LIST)
+configure_package_config_file(cmake/ringcommConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/ringcommConfig.cmake
+  INSTALL_DESTINATION ${RINGCOMM_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ringcommConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES
+  ${CMAKE_CURRENT_BINARY_DIR}/ringcommConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/ringcommConfigVersion.cmake
+  cmake/ringcommKokkos.cmake
+  DESTINATION ${RINGCOMM_CMAKE_DIR})

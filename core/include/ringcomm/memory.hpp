@@ -1,0 +1,63 @@
+#pragma once
+// Where ring buffers and G_t slices live, and raw byte buffers in those places.
+//
+// ringcomm follows Kokkos: data lives in the memory space of Kokkos' default execution space
+// ("device" memory — CudaSpace on a CUDA build, plain host memory on a CPU build). Transports are told
+// which kind they must move, so a CPU build never pretends to hold device pointers.
+#include <cstddef>
+#include <string>
+
+namespace ringcomm {
+
+enum class MemoryKind {
+  host,         // ordinary host memory
+  pinned_host,  // page-locked host memory (same as host on CPU builds)
+  device,       // memory of Kokkos' default execution space
+};
+
+const char* to_string(MemoryKind kind);
+
+// True when `device` memory is not host-accessible (a GPU build).
+bool device_is_separate();
+
+// The kind in which ring buffers and G_t slices are allocated.
+inline MemoryKind data_memory_kind() { return device_is_separate() ? MemoryKind::device : MemoryKind::host; }
+
+struct MemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  std::string source;  // how it was measured, for error messages
+};
+MemoryInfo query_memory(MemoryKind kind);
+
+// Throws a (local) Error saying what was asked for and what is free when `bytes` cannot fit.
+void require_fits(MemoryKind kind, std::size_t bytes, const std::string& what);
+
+// Move-only owner of `size` bytes of one memory kind, allocated through Kokkos.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(MemoryKind kind, std::size_t size, const std::string& label);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  MemoryKind kind() const { return kind_; }
+
+ private:
+  void release();
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+  MemoryKind kind_ = MemoryKind::host;
+};
+
+// Blocking copy between any two kinds.
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, std::size_t bytes);
+
+std::string format_bytes(double bytes);
+
+}  // namespace ringcomm

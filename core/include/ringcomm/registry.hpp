@@ -1,0 +1,59 @@
+#pragma once
+// Run-time choice of a transport. Backends register here by name; core never names one.
+//
+// The registry is filled once, on first use, by register_builtin_backends(), which the build
+// generates from the list of compiled backend folders.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringcomm/transport.hpp"
+
+namespace ringcomm {
+
+// A backend's answer to "can you run here?".
+struct Usability {
+  bool usable = false;
+  std::string reason;  // why not, when !usable
+  static Usability yes() { return {true, {}}; }
+  static Usability no(std::string why) { return {false, std::move(why)}; }
+};
+
+struct BackendInfo {
+  std::string name;
+  std::string summary;  // one line for ringcomm-info
+  int auto_preference = 100;  // `auto` tries lower numbers first
+  std::function<Usability(const TransportContext&)> probe;  // local, cheap, never throws
+  std::function<std::unique_ptr<Transport>(const TransportContext&)> create;
+  // Extra facts for ringcomm-info (versions, probes); may be empty.
+  std::function<std::vector<std::string>(const TransportContext&)> details;
+};
+
+class Registry {
+ public:
+  static Registry& instance();
+  void add(BackendInfo backend);
+  const std::vector<BackendInfo>& backends() const { return backends_; }
+  const BackendInfo* find(const std::string& name) const;
+
+ private:
+  std::vector<BackendInfo> backends_;
+};
+
+// Generated at build time: calls each compiled backend's registration function.
+void register_builtin_backends(Registry& registry);
+
+struct Selection {
+  std::unique_ptr<Transport> transport;
+  std::vector<std::string> notes;  // why `auto` skipped each backend it passed over
+};
+
+// Collective over ctx.world. `request` is a backend name or "auto". Every rank gets the same
+// transport or the same collective Error listing each compiled backend and whether it is usable.
+Selection select_transport(const std::string& request, const TransportContext& ctx);
+
+// The request from RINGCOMM_TRANSPORT, or `fallback` when unset.
+std::string requested_transport(const std::string& fallback = "auto");
+
+}  // namespace ringcomm

@@ -1,0 +1,76 @@
+#pragma once
+// The transport interface: how one rank moves a fixed-size message to one neighbour while receiving
+// one from another, over and over with the same buffers.
+//
+// A Transport opens Channels. A Channel owns exactly two message slots that are allocated and
+// registered once (MPI persistent requests, UCX rkeys, NCCL buffers all want this) and reused for
+// every ring step: step k sends slot a and receives into slot b, step k+1 sends b and receives into a.
+// Several threads of a rank may each own a channel; channels never share mutable state.
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "ringcomm/memory.hpp"
+
+namespace ringcomm {
+
+// A native stream (cudaStream_t on CUDA builds) on which a stream-ordered transport enqueues its
+// work; null on CPU builds.
+struct StreamRef {
+  void* native = nullptr;
+};
+
+struct Capabilities {
+  bool device_memory = false;   // moves device-resident slots without the caller staging them
+  bool host_staging = false;    // copies through host buffers internally
+  bool one_sided = false;       // remote writes (RMA put) instead of matched send/receive
+  bool stream_ordered = false;  // exchange completes in stream order; no host synchronisation
+};
+
+std::string describe(const Capabilities& caps);
+
+// What a backend is told when probed and created.
+struct TransportContext {
+  MPI_Comm world = MPI_COMM_WORLD;  // bootstrap communicator (out-of-band exchange)
+  MemoryKind memory = MemoryKind::host;  // where slots must live
+};
+
+struct ChannelSpec {
+  MPI_Comm comm = MPI_COMM_NULL;  // the sub-ring; collective over it
+  int send_to = -1;               // rank in comm
+  int recv_from = -1;             // rank in comm
+  std::size_t bytes = 0;          // message size, identical on every rank
+  int id = 0;                     // same on every rank: thread i uses channel i of its neighbours
+};
+
+class Channel {
+ public:
+  static constexpr int kSlots = 2;
+  virtual ~Channel() = default;
+
+  virtual void* slot(int index) = 0;
+  virtual const ChannelSpec& spec() const = 0;
+
+  // Starts sending slot `send` to spec().send_to and receiving into slot `recv` from
+  // spec().recv_from. Stream-ordered transports enqueue on `stream`.
+  virtual void start(int send, int recv, StreamRef stream) = 0;
+  // After finish() returns, the received slot may be consumed on the host, or — for stream-ordered
+  // transports — by work enqueued on `stream`; the sent slot may be overwritten likewise.
+  virtual void finish(StreamRef stream) = 0;
+
+  // Bytes of buffers this channel allocated beyond its two slots (staging, bounce buffers).
+  virtual std::size_t extra_bytes() const { return 0; }
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual std::string name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  // Collective over spec.comm.
+  virtual std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) = 0;
+};
+
+}  // namespace ringcomm

@@ -1,0 +1,86 @@
+#include "ringcomm/collective.hpp"
+
+#include <map>
+#include <sstream>
+
+namespace ringcomm {
+
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  int my_length = static_cast<int>(mine.size());
+  std::vector<int> lengths(size);
+  MPI_Allgather(&my_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  std::vector<int> offsets(size, 0);
+  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string joined(static_cast<std::size_t>(offsets[size - 1] + lengths[size - 1]), '\0');
+  MPI_Allgatherv(mine.data(), my_length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(),
+                 MPI_CHAR, comm);
+  std::vector<std::string> all(size);
+  for (int r = 0; r < size; ++r) all[r] = joined.substr(offsets[r], lengths[r]);
+  return all;
+}
+
+void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not) {
+  int mine = ok ? 1 : 0;
+  int all_ok = 0;
+  MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (all_ok) return;
+  const auto reasons = allgather_strings(comm, ok ? std::string() : reason_if_not);
+  // Ranks failing for the same reason are listed together to keep messages short on many ranks.
+  std::map<std::string, std::vector<int>> ranks_by_reason;
+  for (int r = 0; r < static_cast<int>(reasons.size()); ++r)
+    if (!reasons[r].empty()) ranks_by_reason[reasons[r]].push_back(r);
+  std::ostringstream msg;
+  bool first = true;
+  for (const auto& [reason, ranks] : ranks_by_reason) {
+    if (!first) msg << "\n";
+    first = false;
+    msg << (ranks.size() == reasons.size() ? std::string("all ranks") : "rank");
+    if (ranks.size() != reasons.size()) {
+      msg << (ranks.size() > 1 ? "s " : " ");
+      for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) msg << (i ? "," : "") << ranks[i];
+      if (ranks.size() > 8) msg << ",… (" << ranks.size() << " ranks)";
+    }
+    msg << ": " << reason;
+  }
+  throw Error(msg.str(), true);
+}
+
+namespace {
+std::string encode(const std::vector<Field>& fields) {
+  std::string out;
+  for (const auto& f : fields) out += f.name + '\x1f' + f.value + '\x1e';
+  return out;
+}
+}  // namespace
+
+void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std::string& context) {
+  const auto all = allgather_strings(comm, encode(fields));
+  std::ostringstream msg;
+  bool mismatch = false;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    std::vector<std::string> values;
+    for (const auto& encoded : all) {
+      // Every rank sends the same field names in the same order (they come from the same code);
+      // split the i-th record out of each rank's string.
+      std::size_t pos = 0;
+      for (std::size_t k = 0; k < i && pos != std::string::npos; ++k) pos = encoded.find('\x1e', pos) + 1;
+      const auto sep = encoded.find('\x1f', pos);
+      const auto end = encoded.find('\x1e', pos);
+      values.push_back(sep == std::string::npos ? "?" : encoded.substr(sep + 1, end - sep - 1));
+    }
+    bool same = true;
+    for (const auto& v : values) same = same && v == values[0];
+    if (same) continue;
+    mismatch = true;
+    msg << "\n  " << fields[i].name << ":";
+    for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << values[r];
+    if (values.size() > 16) msg << " …";
+  }
+  if (mismatch)
+    throw Error("ranks disagree on " + context + " (start every rank with the same settings):" + msg.str(),
+                true);
+}
+
+}  // namespace ringcomm

@@ -1,0 +1,144 @@
+#include "ringcomm/memory.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ringcomm/error.hpp"
+
+namespace ringcomm {
+
+namespace {
+using DeviceSpace = Kokkos::DefaultExecutionSpace::memory_space;
+#ifdef KOKKOS_ENABLE_CUDA
+using PinnedSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using PinnedSpace = Kokkos::HostSpace;
+#endif
+
+MemoryInfo host_memory() {
+  MemoryInfo info;
+  info.source = "/proc/meminfo MemAvailable";
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t value_kib = 0;
+  std::string unit;
+  while (meminfo >> key >> value_kib >> unit) {
+    if (key == "MemTotal:") info.total_bytes = value_kib * 1024;
+    if (key == "MemAvailable:") info.free_bytes = value_kib * 1024;
+  }
+  return info;
+}
+}  // namespace
+
+const char* to_string(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::host: return "host";
+    case MemoryKind::pinned_host: return "pinned host";
+    case MemoryKind::device: return "device";
+  }
+  return "?";
+}
+
+bool device_is_separate() {
+  return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DeviceSpace>::accessible;
+}
+
+MemoryInfo query_memory(MemoryKind kind) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (kind == MemoryKind::device) {
+    MemoryInfo info;
+    info.source = "cudaMemGetInfo";
+    cudaMemGetInfo(&info.free_bytes, &info.total_bytes);
+    return info;
+  }
+#endif
+  (void)kind;
+  return host_memory();
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 5) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
+  return text;
+}
+
+void require_fits(MemoryKind kind, std::size_t bytes, const std::string& what) {
+  const MemoryInfo info = query_memory(kind);
+  if (info.total_bytes == 0 || bytes <= info.free_bytes) return;
+  std::ostringstream msg;
+  msg << what << " needs " << format_bytes(static_cast<double>(bytes)) << " of " << to_string(kind)
+      << " memory but only " << format_bytes(static_cast<double>(info.free_bytes)) << " of "
+      << format_bytes(static_cast<double>(info.total_bytes)) << " is free (" << info.source
+      << "); use a larger ring (RINGCOMM_RING_SIZE) or a smaller problem";
+  throw Error(msg.str());
+}
+
+Buffer::Buffer(MemoryKind kind, std::size_t size, const std::string& label) : size_(size), kind_(kind) {
+  if (size == 0) return;
+  require_fits(kind, size, label);
+  switch (kind) {
+    case MemoryKind::host: data_ = Kokkos::kokkos_malloc<Kokkos::HostSpace>(label, size); break;
+    case MemoryKind::pinned_host: data_ = Kokkos::kokkos_malloc<PinnedSpace>(label, size); break;
+    case MemoryKind::device: data_ = Kokkos::kokkos_malloc<DeviceSpace>(label, size); break;
+  }
+}
+
+Buffer::~Buffer() { release(); }
+
+Buffer::Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_), kind_(other.kind_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = other.data_;
+    size_ = other.size_;
+    kind_ = other.kind_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+void Buffer::release() {
+  if (data_ == nullptr) return;
+  switch (kind_) {
+    case MemoryKind::host: Kokkos::kokkos_free<Kokkos::HostSpace>(data_); break;
+    case MemoryKind::pinned_host: Kokkos::kokkos_free<PinnedSpace>(data_); break;
+    case MemoryKind::device: Kokkos::kokkos_free<DeviceSpace>(data_); break;
+  }
+  data_ = nullptr;
+}
+
+void copy_bytes(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind, std::size_t bytes) {
+  if (bytes == 0) return;
+  const bool dst_dev = dst_kind == MemoryKind::device && device_is_separate();
+  const bool src_dev = src_kind == MemoryKind::device && device_is_separate();
+  if (!dst_dev && !src_dev) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  auto* d = static_cast<unsigned char*>(dst);
+  auto* s = static_cast<const unsigned char*>(src);
+  Kokkos::View<unsigned char*, DeviceSpace, Unmanaged> dev_dst(d, bytes);
+  Kokkos::View<const unsigned char*, DeviceSpace, Unmanaged> dev_src(s, bytes);
+  Kokkos::View<unsigned char*, Kokkos::HostSpace, Unmanaged> host_dst(d, bytes);
+  Kokkos::View<const unsigned char*, Kokkos::HostSpace, Unmanaged> host_src(s, bytes);
+  if (dst_dev && src_dev) Kokkos::deep_copy(dev_dst, dev_src);
+  else if (dst_dev) Kokkos::deep_copy(dev_dst, host_src);
+  else Kokkos::deep_copy(host_dst, dev_src);
+}
+
+}  // namespace ringcomm

@@ -1,0 +1,105 @@
+#include "ringcomm/registry.hpp"
+
+#include <algorithm>
+
+#include "ringcomm/collective.hpp"
+#include "ringcomm/settings.hpp"
+
+namespace ringcomm {
+
+Registry& Registry::instance() {
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    register_builtin_backends(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void Registry::add(BackendInfo backend) { backends_.push_back(std::move(backend)); }
+
+const BackendInfo* Registry::find(const std::string& name) const {
+  for (const auto& b : backends_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::string describe(const Capabilities& caps) {
+  std::string text;
+  auto add = [&text](bool on, const char* what) {
+    if (on) text += (text.empty() ? "" : ", ") + std::string(what);
+  };
+  add(caps.device_memory, "device memory");
+  add(caps.host_staging, "host staging");
+  add(caps.one_sided, "one-sided");
+  add(caps.stream_ordered, "stream-ordered");
+  return text.empty() ? "host memory" : text;
+}
+
+namespace {
+
+std::string backend_listing(const TransportContext& ctx) {
+  std::string text = "compiled transports:";
+  for (const auto& b : Registry::instance().backends()) {
+    const Usability u = b.probe(ctx);
+    text += "\n  " + b.name + ": " + (u.usable ? "usable" : "not usable: " + u.reason);
+  }
+  return text;
+}
+
+// Probes on every rank; the backend counts as usable only where it is usable on all of them.
+Usability probe_everywhere(const BackendInfo& backend, const TransportContext& ctx) {
+  const Usability mine = backend.probe(ctx);
+  try {
+    agree(ctx.world, mine.usable, mine.reason);
+  } catch (const Error& e) {
+    return Usability::no(e.what());
+  }
+  return Usability::yes();
+}
+
+std::unique_ptr<Transport> create_everywhere(const BackendInfo& backend, const TransportContext& ctx) {
+  return collectively(ctx.world, [&] { return backend.create(ctx); });
+}
+
+}  // namespace
+
+std::string requested_transport(const std::string& fallback) {
+  return settings::env("RINGCOMM_TRANSPORT").value_or(fallback);
+}
+
+Selection select_transport(const std::string& request, const TransportContext& ctx) {
+  check_identical(ctx.world, {{"transport", request}}, "the transport (RINGCOMM_TRANSPORT)");
+  auto& registry = Registry::instance();
+  Selection selection;
+  if (request == "auto") {
+    std::vector<const BackendInfo*> order;
+    for (const auto& b : registry.backends()) order.push_back(&b);
+    std::stable_sort(order.begin(), order.end(),
+                     [](auto* a, auto* b) { return a->auto_preference < b->auto_preference; });
+    for (const auto* backend : order) {
+      const Usability u = probe_everywhere(*backend, ctx);
+      if (u.usable) {
+        selection.transport = create_everywhere(*backend, ctx);
+        return selection;
+      }
+      selection.notes.push_back(backend->name + " skipped: " + u.reason);
+    }
+    std::string why;
+    for (const auto& n : selection.notes) why += "\n  " + n;
+    throw Error("RINGCOMM_TRANSPORT=auto found no usable transport:" + why, true);
+  }
+  const BackendInfo* backend = registry.find(request);
+  if (backend == nullptr)
+    throw Error("unknown transport '" + request + "' (RINGCOMM_TRANSPORT); " + backend_listing(ctx) +
+                    "\n  auto: the first usable of the above",
+                true);
+  const Usability u = probe_everywhere(*backend, ctx);
+  if (!u.usable)
+    throw Error("transport '" + request + "' is not usable here: " + u.reason + "\n" + backend_listing(ctx),
+                true);
+  selection.transport = create_everywhere(*backend, ctx);
+  return selection;
+}
+
+}  // namespace ringcomm

@@ -1,0 +1,26 @@
+#include "ringcomm/ring.hpp"
+
+#include "ringcomm/collective.hpp"
+
+namespace ringcomm {
+
+Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, int channel_id)
+    : ring_size_(topology.ring_size()),
+      position_(topology.position()),
+      stream_ordered_(transport.capabilities().stream_ordered) {
+  check_identical(topology.world(),
+                  {{"message bytes", std::to_string(message_bytes)},
+                   {"channel id", std::to_string(channel_id)},
+                   {"transport", transport.name()}},
+                  "the ring's message");
+  if (message_bytes == 0) throw Error("a ring message must have at least one byte", true);
+  ChannelSpec spec;
+  spec.comm = topology.ring_comm();
+  spec.send_to = topology.right();
+  spec.recv_from = topology.left();
+  spec.bytes = message_bytes;
+  spec.id = channel_id;
+  channel_ = collectively(topology.world(), [&] { return transport.open_channel(spec); });
+}
+
+}  // namespace ringcomm

@@ -1,0 +1,60 @@
+#pragma once
+// Filling G_t from a stream of measurements: with the ring (ringcomm's way), with the "original"
+// algorithm (every rank a full G_t, reduced at the end: the paper's baseline), and with the plain
+// serial reference that tests trust.
+//
+// Measurements are numbered 0 … measurements−1. In round r, rank q of p makes measurement r·p + q;
+// ids past the end are padding (sign 0) so that every rank of a ring takes part in every round.
+// The result therefore does not depend on p, S or the transport, only on rounding.
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ringcomm/distributed_array.hpp"
+#include "ringcomm/gt/dims.hpp"
+#include "ringcomm/ring.hpp"
+
+namespace ringcomm::gt {
+
+struct Problem {
+  Dims dims;
+  Channel channel = Channel::pp_up_down;
+  std::uint64_t seed = 1;
+  std::size_t measurements = 8;
+};
+
+std::size_t rounds(const Problem& problem, int ranks);
+
+struct RunStats {
+  double seconds = 0;        // wall time of the accumulation loop (max over ranks)
+  std::size_t rounds = 0;    // ring rounds (measurements per rank, padding included)
+};
+
+// Called on world rank 0 after each round: (rounds done, rounds total).
+using Progress = std::function<void(std::size_t, std::size_t)>;
+
+template <class Scalar>
+RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
+                              DistributedArray<Scalar>& gt, const Progress& progress = {});
+
+// Full G_t on world rank 0 (empty elsewhere).
+template <class Scalar>
+std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats = nullptr,
+                                        const Progress& progress = {});
+
+// Serial, double precision, from the same inputs rounded to Scalar as the ring sees them.
+template <class Scalar>
+std::vector<std::complex<double>> reference_gt(const Problem& problem);
+
+struct ErrorNorms {
+  double l1 = 0;    // Σ|Δ| / Σ|ref|
+  double l2 = 0;    // sqrt(Σ|Δ|² / Σ|ref|²)
+  double linf = 0;  // max|Δ| / max|ref|
+};
+template <class Scalar>
+ErrorNorms compare(const std::vector<Scalar>& result, const std::vector<std::complex<double>>& reference);
+
+}  // namespace ringcomm::gt
