@@ -1,8 +1,16 @@
-# ringcomm_add_backend(<name> SOURCES ... [LIBRARIES ...] [INCLUDES ...])
+# ringcomm_add_backend(<name> SOURCES ... [LIBRARIES ...] [INCLUDES ...] [DEFINITIONS ...]
+#                      [CONFIG_DEPENDENCIES <cmake code> ...])
 #   Adds a backend's sources to the ringcomm library and records it for registration. Called from
 #   backends/<name>/CMakeLists.txt; a backend whose dependencies are missing simply does not call it.
+#
+#   ringcomm is a static library, so a program linking the installed ringcomm::ringcomm links every
+#   backend's LIBRARIES too. Full paths travel as they are; an imported target (CUDA::cudart) must be
+#   recreated by ringcommConfig.cmake before the exported targets are read. Known namespaces get
+#   their find_dependency() call automatically; for any other, pass CONFIG_DEPENDENCIES with the code
+#   that defines the target, e.g. CONFIG_DEPENDENCIES "find_dependency(ucx)".
 function(ringcomm_add_backend name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;INCLUDES;DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;INCLUDES;DEFINITIONS;CONFIG_DEPENDENCIES" ${ARGN})
+  ringcomm_record_config_dependencies(${name} "${ARG_LIBRARIES}" "${ARG_CONFIG_DEPENDENCIES}")
   list(TRANSFORM ARG_SOURCES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/")
   target_sources(ringcomm PRIVATE ${ARG_SOURCES})
   if(ARG_LIBRARIES)
@@ -39,4 +47,27 @@ ${calls}  (void)registry;
 ")
   target_sources(${target} PRIVATE ${file})
   set_property(GLOBAL PROPERTY RINGCOMM_BACKEND_LIST "${backends}")
+endfunction()
+
+# Collects the code ringcommConfig.cmake runs so that a consumer can link `libraries` (see above).
+function(ringcomm_record_config_dependencies backend libraries explicit_code)
+  set(code ${explicit_code})
+  foreach(lib IN LISTS libraries)
+    if(NOT lib MATCHES "^([A-Za-z0-9_]+)::")
+      continue()
+    endif()
+    set(namespace ${CMAKE_MATCH_1})
+    if(namespace STREQUAL "CUDA")
+      list(APPEND code "find_dependency(CUDAToolkit)")
+    elseif(namespace STREQUAL "Threads")
+      list(APPEND code "find_dependency(Threads)")
+    elseif(namespace STREQUAL "MPI" OR namespace STREQUAL "Kokkos")
+      # ringcommConfig.cmake finds these in any case.
+    elseif(NOT explicit_code)
+      message(FATAL_ERROR "backend '${backend}' links the imported target ${lib}, which an installed ringcomm "
+                          "cannot recreate by itself: pass CONFIG_DEPENDENCIES with the CMake code that "
+                          "defines it (e.g. \"find_dependency(<package>)\"), or link the library by its full path")
+    endif()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY RINGCOMM_CONFIG_DEPENDENCIES ${code})
 endfunction()

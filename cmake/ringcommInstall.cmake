@@ -15,6 +15,13 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/include/ringcomm/version.hpp
 install(EXPORT ringcommTargets NAMESPACE ringcomm:: DESTINATION ${RINGCOMM_CMAKE_DIR})
 
 get_property(RINGCOMM_INSTALLED_BACKENDS GLOBAL PROPERTY RINGCOMM_BACKEND_LIST)
+# What a consumer needs before the exported targets can be read: the backends' imported libraries
+# (see ringcomm_add_backend), and by default the Kokkos this ringcomm was built with.
+get_property(_ringcomm_config_dependencies GLOBAL PROPERTY RINGCOMM_CONFIG_DEPENDENCIES)
+list(REMOVE_DUPLICATES _ringcomm_config_dependencies)
+list(JOIN _ringcomm_config_dependencies "\n" RINGCOMM_CONFIG_EXTRA_DEPENDENCIES)
+unset(_ringcomm_config_dependencies)
+set(RINGCOMM_BUILT_KOKKOS_DIR "${Kokkos_DIR}")
 configure_package_config_file(cmake/ringcommConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/ringcommConfig.cmake
   INSTALL_DESTINATION ${RINGCOMM_CMAKE_DIR})

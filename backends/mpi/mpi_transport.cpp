@@ -90,7 +90,8 @@ std::vector<std::string> details(const TransportContext&) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(version, &length);
-  std::string library(version, static_cast<std::size_t>(length));
+  std::string library(version);  // Open MPI counts the terminating NUL in `length`
+  (void)length;
   if (const auto newline = library.find('\n'); newline != std::string::npos) library.resize(newline);
   const GpuAwareness gpu = probe_gpu_awareness();
   return {"library: " + library, std::string("CUDA-aware: ") + (gpu.aware ? "yes" : "no") + " (" + gpu.how + ")"};

@@ -5,6 +5,18 @@
 
 namespace ringcomm {
 
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+int comm_size(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
   int size = 0;
   MPI_Comm_size(comm, &size);

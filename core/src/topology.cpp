@@ -7,10 +7,12 @@
 
 namespace ringcomm {
 
-int requested_ring_size(int fallback) {
-  const auto text = settings::env("RINGCOMM_RING_SIZE");
-  if (!text) return fallback;
-  return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_RING_SIZE", 1, INT_MAX));
+int requested_ring_size(int fallback, MPI_Comm comm) {
+  return collectively(comm, [&] {
+    const auto text = settings::env("RINGCOMM_RING_SIZE");
+    if (!text) return fallback;
+    return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_RING_SIZE", 1, INT_MAX));
+  });
 }
 
 Topology::Topology(MPI_Comm world, int ring_size) : world_(world), ring_size_(ring_size) {

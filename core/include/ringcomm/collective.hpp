@@ -12,6 +12,10 @@
 
 namespace ringcomm {
 
+// This rank's index in `comm`, and how many ranks `comm` has.
+int comm_rank(MPI_Comm comm);
+int comm_size(MPI_Comm comm);
+
 // Every rank's string, indexed by rank.
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine);
 

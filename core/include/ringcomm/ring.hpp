@@ -25,6 +25,9 @@ StreamRef stream_of(const Exec& exec) {
   return {};
 }
 
+// The channel that joins this rank to its neighbours in its sub-ring.
+ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id);
+
 class Ring {
  public:
   // Collective over the sub-ring; checks that every rank asks for the same message size and channel.

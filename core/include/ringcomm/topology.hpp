@@ -10,8 +10,9 @@
 
 namespace ringcomm {
 
-// S from RINGCOMM_RING_SIZE, or `fallback` when unset. Validation against p happens in Topology.
-int requested_ring_size(int fallback);
+// S from RINGCOMM_RING_SIZE, or `fallback` when unset. Collective over `comm`, so that a value one
+// rank cannot parse is reported by every rank. Validation against p happens in Topology.
+int requested_ring_size(int fallback, MPI_Comm comm = MPI_COMM_WORLD);
 
 class Topology {
  public:

@@ -36,11 +36,18 @@ struct RunStats {
 // Called on world rank 0 after each round: (rounds done, rounds total).
 using Progress = std::function<void(std::size_t, std::size_t)>;
 
+// Collective over the world. Adds every measurement to `gt`, whose slices then hold the sums over
+// their own sub-ring only: with several sub-rings the caller still has to call gt.sum_across_rings()
+// (left out so that it can be timed, or skipped, separately). The ring must carry
+// Dims::message_entries() scalars. In round r the rank at sub-ring position o makes measurement
+// r·p + ring_index·S + o.
 template <class Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
                               DistributedArray<Scalar>& gt, const Progress& progress = {});
 
-// Full G_t on world rank 0 (empty elsewhere).
+// Collective over `world`: every rank accumulates its measurements into a full G_t, and the sum is
+// reduced to world rank 0, which gets it (the others get an empty vector). stats->seconds includes
+// the reduction, which is part of this algorithm's cost.
 template <class Scalar>
 std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats = nullptr,
                                         const Progress& progress = {});

@@ -1,0 +1,55 @@
+#include "communicator.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "nccl_call.hpp"
+#include "ringcomm/collective.hpp"
+#include "ringcomm/cuda_check.hpp"
+
+namespace ringcomm::nccl_backend {
+
+Communicator::Communicator(MPI_Comm comm, const std::string& name) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  ncclUniqueId id{};
+  collectively(comm, [&] {
+    if (rank == 0) RINGCOMM_NCCL(ncclGetUniqueId(&id));
+  });
+  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 1;
+  config.commName = name.c_str();
+  try {
+    collectively(comm, [&] { RINGCOMM_NCCL(ncclCommInitRankConfig(&comm_, size, id, rank, &config)); });
+  } catch (...) {
+    // Ranks whose part succeeded hold a communicator their failed peers never completed.
+    if (comm_ != nullptr) ncclCommAbort(comm_);
+    comm_ = nullptr;
+    throw;
+  }
+}
+
+Communicator::~Communicator() {
+  if (comm_ == nullptr) return;
+  // Finalize flushes outstanding operations and then frees; on a failed communicator it would wait
+  // forever, so that one is aborted.
+  ncclResult_t state = ncclSuccess;
+  const bool healthy = ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclSuccess &&
+                       ncclCommFinalize(comm_) == ncclSuccess;
+  if (healthy) ncclCommDestroy(comm_);
+  else ncclCommAbort(comm_);
+}
+
+void Communicator::wait_idle(cudaStream_t stream) const {
+  for (;;) {
+    const cudaError_t status = cudaStreamQuery(stream);
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorNotReady) check_cuda(status, "cudaStreamQuery");
+    throw_if_async_error(comm_);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+}  // namespace ringcomm::nccl_backend

@@ -1,0 +1,30 @@
+#pragma once
+// One NCCL communicator over a channel's sub-ring, owned for the channel's lifetime.
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <string>
+
+namespace ringcomm::nccl_backend {
+
+class Communicator {
+ public:
+  // Collective over `comm`: position 0 creates the unique id and broadcasts it; every rank joins with
+  // its rank in `comm`. `name` shows up in NCCL's own logs (NCCL_DEBUG=INFO).
+  Communicator(MPI_Comm comm, const std::string& name);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  ncclComm_t get() const { return comm_; }
+
+  // Blocks until `stream` is idle, but throws instead of hanging when the communicator fails
+  // meanwhile (an NCCL kernel waiting for a dead peer never finishes on its own).
+  void wait_idle(cudaStream_t stream) const;
+
+ private:
+  ncclComm_t comm_ = nullptr;
+};
+
+}  // namespace ringcomm::nccl_backend

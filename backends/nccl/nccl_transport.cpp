@@ -1,0 +1,131 @@
+// nccl: each ring step is one ncclSend to the right and one ncclRecv from the left, grouped, on the
+// stream of the caller's Kokkos execution space instance. The kernel that consumes the received slot
+// is queued behind them on the same stream, so no step waits on the host.
+#include <array>
+#include <memory>
+
+#include "communicator.hpp"
+#include "environment.hpp"
+#include "gpu_placement.hpp"
+#include "nccl_call.hpp"
+#include "stream_owners.hpp"
+#include "ringcomm/backend.hpp"
+#include "ringcomm/collective.hpp"
+#include "ringcomm/cuda_check.hpp"
+#include "ringcomm/settings.hpp"
+
+namespace ringcomm::nccl_backend {
+namespace {
+
+int device_holding(const void* pointer) {
+  cudaPointerAttributes attributes{};
+  RINGCOMM_CUDA(cudaPointerGetAttributes(&attributes, pointer));
+  return attributes.device;
+}
+
+// RINGCOMM_NCCL_REGISTER=1 registers the two slots with the communicator (ncclCommRegister), which lets
+// NCCL skip its internal copies where it supports that; NCCL needs all ranks to agree on it.
+bool register_slots_requested(MPI_Comm comm) {
+  const std::string value = settings::env("RINGCOMM_NCCL_REGISTER").value_or("0");
+  check_identical(comm, {{"RINGCOMM_NCCL_REGISTER", value}}, "NCCL buffer registration");
+  return collectively(comm, [&] { return settings::parse_choice(value, "RINGCOMM_NCCL_REGISTER", {"0", "1"}) == "1"; });
+}
+
+class NcclChannel final : public Channel {
+ public:
+  explicit NcclChannel(const ChannelSpec& spec) : spec_(spec) {
+    // Every step that can fail on one rank alone is agreed on, so a failure never leaves peers
+    // waiting in the next collective.
+    collectively(spec.comm, [&] {
+      for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(MemoryKind::device, spec.bytes, "ringcomm nccl slot");
+      device_ = device_holding(slots_[0].data());
+      // A thread that never chose a device would have NCCL set up on device 0.
+      RINGCOMM_CUDA(cudaSetDevice(device_));
+    });
+    require_one_rank_per_gpu(spec.comm, device_);
+    const bool register_slots = register_slots_requested(spec.comm);
+    communicator_ = std::make_unique<Communicator>(spec.comm, "ringcomm channel " + std::to_string(spec.id));
+    if (register_slots)
+      collectively(spec.comm, [&] {
+        for (int s = 0; s < kSlots; ++s)
+          RINGCOMM_NCCL(ncclCommRegister(communicator_->get(), slots_[s].data(), spec.bytes, &registrations_[s]));
+      });
+  }
+
+  ~NcclChannel() override {
+    try {
+      if (started_) communicator_->wait_idle(last_stream_);
+      for (void* handle : registrations_)
+        if (handle != nullptr) ncclCommDeregister(communicator_->get(), handle);
+    } catch (const Error&) {
+      // The communicator has failed; destroying it aborts it rather than waiting for its peers.
+    }
+    communicator_.reset();  // before the slots it may still reference
+    release_streams(this);
+  }
+
+  void* slot(int index) override { return slots_[index].data(); }
+  const ChannelSpec& spec() const override { return spec_; }
+
+  void start(int send, int recv, StreamRef stream) override {
+    const auto cuda_stream = static_cast<cudaStream_t>(stream.native);
+    if (!started_ || cuda_stream != last_stream_) claim_stream(cuda_stream, this);
+    int current = -1;
+    RINGCOMM_CUDA(cudaGetDevice(&current));
+    if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
+    ncclComm_t comm = communicator_->get();
+    RINGCOMM_NCCL(ncclGroupStart());
+    RINGCOMM_NCCL(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, cuda_stream));
+    RINGCOMM_NCCL(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, cuda_stream));
+    RINGCOMM_NCCL(ncclGroupEnd());
+    last_stream_ = cuda_stream;
+    started_ = true;
+  }
+
+  // Stream-ordered: whatever the caller queues on the stream runs after the exchange. Only failures
+  // NCCL has noticed so far can be reported here.
+  void finish(StreamRef) override { throw_if_async_error(communicator_->get()); }
+
+ private:
+  ChannelSpec spec_;
+  std::array<Buffer, kSlots> slots_;
+  int device_ = 0;
+  std::unique_ptr<Communicator> communicator_;
+  std::array<void*, kSlots> registrations_{};
+  cudaStream_t last_stream_ = nullptr;
+  bool started_ = false;
+};
+
+class NcclTransport final : public Transport {
+ public:
+  std::string name() const override { return "nccl"; }
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.device_memory = true;
+    caps.stream_ordered = true;
+    return caps;
+  }
+  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    return std::make_unique<NcclChannel>(spec);
+  }
+};
+
+}  // namespace
+}  // namespace ringcomm::nccl_backend
+
+RINGCOMM_REGISTER_BACKEND(nccl) {
+  using namespace ringcomm;
+  BackendInfo info;
+  info.name = "nccl";
+  info.summary = "NCCL grouped send/receive on the Kokkos stream (GPU builds; one rank per GPU)";
+  // Stream-ordered and on NVLink where there is one: the first choice wherever it can run.
+  info.auto_preference = 10;
+  info.probe = nccl_backend::probe;
+  info.create = [](const TransportContext& ctx) -> std::unique_ptr<Transport> {
+    const Usability usable = nccl_backend::probe(ctx);
+    if (!usable.usable) throw Error("nccl transport: " + usable.reason);
+    return std::make_unique<nccl_backend::NcclTransport>();
+  };
+  info.details = nccl_backend::details;
+  registry.add(std::move(info));
+}

@@ -1,0 +1,95 @@
+#include "peer_exchange.hpp"
+
+#include <cstring>
+
+#include "ringcomm/error.hpp"
+
+namespace ringcomm::ucx_backend {
+
+namespace {
+
+// Length-prefixed fields; both ends run the same build, so host byte order is fine.
+void append(std::string& out, const void* bytes, std::size_t length) {
+  const std::uint64_t prefix = length;
+  out.append(reinterpret_cast<const char*>(&prefix), sizeof prefix);
+  out.append(static_cast<const char*>(bytes), length);
+}
+
+void append_region(std::string& out, const RegionDescriptor& region) {
+  append(out, &region.address, sizeof region.address);
+  append(out, region.rkey.data(), region.rkey.size());
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
+
+  std::string field() {
+    std::uint64_t length = 0;
+    take(&length, sizeof length);
+    std::string value(length, '\0');
+    take(value.data(), length);
+    return value;
+  }
+
+  RegionDescriptor region() {
+    RegionDescriptor r;
+    const std::string address = field();
+    if (address.size() != sizeof r.address) malformed();
+    std::memcpy(&r.address, address.data(), sizeof r.address);
+    r.rkey = field();
+    return r;
+  }
+
+ private:
+  void take(void* out, std::size_t length) {
+    if (bytes_.size() - position_ < length) malformed();
+    std::memcpy(out, bytes_.data() + position_, length);
+    position_ += length;
+  }
+  [[noreturn]] static void malformed() {
+    throw Error("ucx transport: malformed setup message from a ring neighbour (ranks run different builds?)");
+  }
+  const std::string& bytes_;
+  std::size_t position_ = 0;
+};
+
+std::string encode(const PeerInfo& info) {
+  std::string out;
+  append(out, info.worker_address.data(), info.worker_address.size());
+  append_region(out, info.signals);
+  for (const auto& slot : info.slots) append_region(out, slot);
+  return out;
+}
+
+PeerInfo decode(const std::string& bytes) {
+  Reader reader(bytes);
+  PeerInfo info;
+  info.worker_address = reader.field();
+  info.signals = reader.region();
+  for (auto& slot : info.slots) slot = reader.region();
+  return info;
+}
+
+std::string send_receive(MPI_Comm comm, const std::string& mine, int to, int from, int tag) {
+  unsigned long long my_length = mine.size(), their_length = 0;
+  MPI_Sendrecv(&my_length, 1, MPI_UNSIGNED_LONG_LONG, to, tag, &their_length, 1, MPI_UNSIGNED_LONG_LONG,
+               from, tag, comm, MPI_STATUS_IGNORE);
+  std::string theirs(their_length, '\0');
+  MPI_Sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, to, tag, theirs.data(),
+               static_cast<int>(theirs.size()), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+  return theirs;
+}
+
+}  // namespace
+
+NeighbourInfo exchange_with_neighbours(MPI_Comm comm, int left, int right, const PeerInfo& mine) {
+  const std::string encoded = encode(mine);
+  NeighbourInfo neighbours;
+  // Two shifts around the ring; distinct tags keep them apart when left and right coincide.
+  neighbours.left = decode(send_receive(comm, encoded, right, left, 1));
+  neighbours.right = decode(send_receive(comm, encoded, left, right, 2));
+  return neighbours;
+}
+
+}  // namespace ringcomm::ucx_backend

@@ -1,0 +1,27 @@
+#pragma once
+// What a rank tells its two ring neighbours at setup, sent out of band over MPI.
+#include <mpi.h>
+
+#include <array>
+#include <string>
+
+#include "ringcomm/transport.hpp"
+#include "ucx_memory.hpp"
+
+namespace ringcomm::ucx_backend {
+
+struct PeerInfo {
+  std::string worker_address;
+  RegionDescriptor signals;  // the counters neighbours write (see ucx_channel.cpp)
+  std::array<RegionDescriptor, Channel::kSlots> slots;
+};
+
+struct NeighbourInfo {
+  PeerInfo left;   // from recv_from, who writes into my slots
+  PeerInfo right;  // from send_to, into whose slots I write
+};
+
+// Collective over `comm`; left and right may be the same rank, or this rank itself.
+NeighbourInfo exchange_with_neighbours(MPI_Comm comm, int left, int right, const PeerInfo& mine);
+
+}  // namespace ringcomm::ucx_backend

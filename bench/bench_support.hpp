@@ -1,0 +1,61 @@
+#pragma once
+// What the transport benchmarks (pingpong, ring_bandwidth) share: opening the transports to compare,
+// with the reason for each one that cannot run; message-size ladders; timing a loop across ranks; and
+// a byte pattern that proves a message arrived intact.
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringcomm/json.hpp"
+#include "ringcomm/memory.hpp"
+#include "ringcomm/transport.hpp"
+
+namespace ringcomm::bench {
+
+struct TransportUnderTest {
+  std::string name;
+  std::unique_ptr<Transport> transport;  // null when skipped
+  std::string skipped;                   // why it cannot run here, when transport is null
+};
+
+// Collective over `world`. `names` empty: every compiled transport. Each is opened for slots of
+// `memory`; one that is not usable on every rank comes back skipped, with the registry's reason.
+std::vector<TransportUnderTest> open_transports(MPI_Comm world, const std::vector<std::string>& names,
+                                                MemoryKind memory);
+
+// {"transport": name, "skipped": reason}
+json::Value skipped_as_json(const TransportUnderTest& t);
+
+// first, first·factor, … up to last, merged with `extra`, ascending and without repeats.
+std::vector<std::size_t> size_ladder(std::size_t first, std::size_t last, std::size_t factor,
+                                     const std::vector<std::size_t>& extra = {});
+
+// A comma-separated list of sizes such as 1M,170MiB (for --sizes options).
+std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& setting);
+
+double median(std::vector<double> values);
+
+// Collective over `comm`: starts together, runs `step` `count` times, then `drain` (waits for
+// whatever the steps left queued), and returns the slowest rank's seconds per step.
+double seconds_per_step(MPI_Comm comm, long count, const std::function<void()>& step,
+                        const std::function<void()>& drain);
+
+// How many steps make a sample of about `sample_seconds`, given one step's time; the same on every
+// rank of `comm`.
+long steps_for(MPI_Comm comm, double one_step_seconds, double sample_seconds, long at_least, long at_most);
+
+// Waits for everything queued on Kokkos' default execution space.
+void fence_data_memory();
+
+// A pattern derived from `seed` and each byte's position, written into `bytes` of data memory.
+void fill_pattern(void* data, std::size_t bytes, int seed);
+// How many of `bytes` of data memory differ from that pattern.
+std::size_t count_mismatches(const void* data, std::size_t bytes, int seed);
+
+double gigabytes_per_second(std::size_t bytes, double seconds);
+
+}  // namespace ringcomm::bench

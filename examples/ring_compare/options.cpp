@@ -1,0 +1,144 @@
+#include "options.hpp"
+
+#include <climits>
+
+#include "ringcomm/error.hpp"
+#include "ringcomm/registry.hpp"
+#include "ringcomm/settings.hpp"
+
+namespace ring_compare {
+
+using namespace ringcomm;
+
+std::string scalar_name(Precision precision) {
+  return precision == Precision::double_precision ? "complex<double>" : "complex<float>";
+}
+
+Options::Options() {
+  dims.nb = 2;
+  dims.Lx = 4;
+  dims.Ly = 4;
+  dims.n_freq = 8;
+  dims.exchange_momenta = {0};
+  dims.exchange_frequencies = {0};
+}
+
+namespace {
+
+int parse_int(const std::string& text, const std::string& option, int min, int max) {
+  return static_cast<int>(settings::parse_integer(text, option, min, max));
+}
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min) {
+  std::vector<int> values;
+  for (const long long v : settings::parse_integer_list(text, option, min, INT_MAX)) values.push_back(static_cast<int>(v));
+  return values;
+}
+
+Precision parse_precision(const std::string& text) {
+  const std::string choice =
+      settings::parse_choice(text, "--scalar", {"double", "float", "z", "c", "complex<double>", "complex<float>"});
+  return choice == "double" || choice == "z" || choice == "complex<double>" ? Precision::double_precision
+                                                                              : Precision::single_precision;
+}
+
+// Checks that need several options at once; the kernels' own validation would name fields, not options.
+void check_dims(const Options& o) {
+  const int nc = o.dims.Lx * o.dims.Ly;
+  for (const int q : o.dims.exchange_momenta)
+    if (q >= nc)
+      throw Error("--exchange-momenta: momentum " + std::to_string(q) + " is not valid: expected indices in [0, " +
+                  std::to_string(nc) + ") for the " + std::to_string(o.dims.Lx) + "x" + std::to_string(o.dims.Ly) +
+                  " cluster (--lx, --ly)");
+  o.dims.validate();
+  if (!o.dump_dir.empty() && o.dims.entries() > o.compare_limit)
+    throw Error("--dump needs the gathered G_t, but " + std::to_string(o.dims.entries()) +
+                " entries exceed --compare-limit=" + std::to_string(o.compare_limit));
+  if (!o.dump_dir.empty() && !o.run_original)
+    throw Error("--dump writes the original algorithm's G_t too; it cannot be combined with --no-original");
+}
+
+}  // namespace
+
+cli::CommandLine command_line(Options& o) {
+  cli::CommandLine cli(
+      "ring_compare",
+      "Accumulates the two-particle Green's function G_t of a synthetic QMC run once with the original algorithm "
+      "(every rank a full G_t, reduced at the end) and once per transport with ringcomm's ring (G_t split over a "
+      "sub-ring of S ranks; every measurement's G_up and G_down travel around it), then prints a table of times, "
+      "effective bandwidth, memory per rank and the error of each ring result against the original, and writes "
+      "JSON. Run under mpirun.");
+  cli.option("--transports", "LIST",
+             "comma-separated transports to run, e.g. mpi,host. Default: RINGCOMM_TRANSPORT if set, else every "
+             "compiled one (unusable ones are skipped with their reason; a named one that is unusable is an error)",
+             [&](const std::string& v) { o.transports = settings::split(v, ','); });
+  cli.option("--ring-size", "S[,S...]",
+             "ranks per sub-ring; a list sweeps. Each S must divide the number of ranks. Default: RINGCOMM_RING_SIZE "
+             "if set, else all ranks in one ring",
+             [&](const std::string& v) { o.ring_sizes = parse_int_list(v, "--ring-size", 1); });
+  cli.option("--channel", "NAME", "pp_up_down | ph_transverse | ph_magnetic | ph_charge (default pp_up_down)",
+             [&](const std::string& v) { o.channel = gt::parse_channel(v, "--channel"); });
+  cli.option("--scalar", "TYPE",
+             "double (complex<double>, also z) | float (complex<float>, also c); the type of G_σ, the messages and "
+             "G_t (default double)",
+             [&](const std::string& v) { o.precision = parse_precision(v); });
+  cli.option("--nb", "N", "orbitals per site (default 2)",
+             [&](const std::string& v) { o.dims.nb = parse_int(v, "--nb", 1, 64); });
+  cli.option("--lx", "N", "cluster extent in x (default 4)",
+             [&](const std::string& v) { o.dims.Lx = parse_int(v, "--lx", 1, 4096); });
+  cli.option("--ly", "N", "cluster extent in y (default 4)",
+             [&](const std::string& v) { o.dims.Ly = parse_int(v, "--ly", 1, 4096); });
+  cli.option("--nfreq", "2n", "fermionic frequencies kept in G_t, even (default 8)", [&](const std::string& v) {
+    o.dims.n_freq = parse_int(v, "--nfreq", 2, 1 << 20);
+    if (o.dims.n_freq % 2 != 0) throw Error("--nfreq='" + v + "' is not valid: expected an even number >= 2");
+  });
+  cli.option("--exchange-momenta", "LIST", "momentum indices Q in [0, lx*ly), e.g. 0,3 (default 0)",
+             [&](const std::string& v) { o.dims.exchange_momenta = parse_int_list(v, "--exchange-momenta", 0); });
+  cli.option("--exchange-frequencies", "LIST", "bosonic frequency indices Ω >= 0, e.g. 0,1 (default 0)",
+             [&](const std::string& v) { o.dims.exchange_frequencies = parse_int_list(v, "--exchange-frequencies", 0); });
+  cli.option("--measurements", "N", "measurements in total, over all ranks (default 64)", [&](const std::string& v) {
+    o.measurements = static_cast<std::size_t>(settings::parse_integer(v, "--measurements", 1, LLONG_MAX));
+  });
+  cli.option("--seed", "N", "seed of the synthetic walker (default 1)", [&](const std::string& v) {
+    o.seed = static_cast<std::uint64_t>(settings::parse_integer(v, "--seed", 0, LLONG_MAX));
+  });
+  cli.flag("--no-original", "skip the original algorithm (for G_t too large for one rank); no errors then",
+           [&] { o.run_original = false; });
+  cli.option("--compare-limit", "N",
+             "largest G_t (entries) gathered on rank 0 to compute errors against the original; larger ones report "
+             "no errors (default 67108864 = 2^26)",
+             [&](const std::string& v) {
+               o.compare_limit = static_cast<std::size_t>(settings::parse_integer(v, "--compare-limit", 1, INT_MAX / 2));
+             });
+  cli.option("--json", "FILE", "write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
+  cli.option("--dump", "DIR",
+             "small problems: write every measurement's inputs, the tables and both final G_t as .npy files plus "
+             "meta.json to DIR (tests/check_dump.py recomputes G_t from them)",
+             [&](const std::string& v) { o.dump_dir = v; });
+  cli.flag("--quiet", "print only errors and the table", [&] { o.quiet = true; });
+  cli.check([&] { check_dims(o); });
+  cli.note("Measurement m is made by rank m mod p in round m / p; every rank runs ceil(measurements / p) rounds, "
+           "the last ones padded with empty measurements (sign 0). seconds_per_measurement is the accumulation "
+           "loop's time (slowest rank; for the original it includes the final reduction) divided by that number "
+           "of rounds. Effective bandwidth = (S-1) * message_bytes / seconds_per_measurement: what each rank "
+           "receives per round. Errors are relative to the original: l1 = sum|d| / sum|ref|, l2 = "
+           "sqrt(sum|d|^2 / sum|ref|^2), linf = max|d| / max|ref|; the original itself is compared with the "
+           "serial reference when that is cheap.");
+  cli.note("Environment: RINGCOMM_TRANSPORT (default transport list), RINGCOMM_RING_SIZE (default S), and each "
+           "transport's own settings (see ringcomm-info).");
+  return cli;
+}
+
+std::vector<TransportRequest> resolve_transports(const Options& options) {
+  std::vector<TransportRequest> requests;
+  if (!options.transports.empty()) {
+    for (const auto& name : options.transports) requests.push_back({name, true});
+  } else if (const auto from_env = settings::env("RINGCOMM_TRANSPORT")) {
+    requests.push_back({*from_env, true});
+  } else {
+    for (const auto& backend : Registry::instance().backends()) requests.push_back({backend.name, false});
+  }
+  return requests;
+}
+
+}  // namespace ring_compare

@@ -1,0 +1,320 @@
+// ring_compare: one G_t accumulation with the original algorithm and with the ring over each
+// transport and ring size; a table, JSON and optionally a dump for outside checks. See --help.
+#include <mpi.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "command_line.hpp"
+#include "dump.hpp"
+#include "npy.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "ringcomm/collective.hpp"
+#include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/registry.hpp"
+#include "ringcomm/topology.hpp"
+#include "transport_probe.hpp"
+
+namespace ring_compare {
+namespace {
+
+using namespace ringcomm;
+
+// Serial reference for the original's own error only while it costs about a second.
+constexpr double kReferenceBudget = 1e8;  // measurements × G_t entries
+
+struct Run {
+  std::string transport;
+  bool ring = true;
+  int ring_size = 1;
+  int rings = 1;
+  gt::RunStats stats;
+  std::size_t message_bytes = 0;
+  std::size_t gt_bytes_per_rank = 0;
+  std::size_t buffer_bytes_per_rank = 0;
+  std::optional<gt::ErrorNorms> errors;  // known on rank 0 only
+  std::string errors_against;            // "original", "serial reference", or why there are none
+
+  double seconds_per_measurement() const { return stats.rounds ? stats.seconds / static_cast<double>(stats.rounds) : 0.0; }
+  double effective_bandwidth_GBps() const {
+    return static_cast<double>(ring_size - 1) * static_cast<double>(message_bytes) / seconds_per_measurement() / 1e9;
+  }
+};
+
+struct Skipped {
+  std::string transport;
+  int ring_size;
+  std::string reason;
+};
+
+std::size_t max_over_ranks(std::size_t value) {
+  unsigned long long v = value;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return static_cast<std::size_t>(v);
+}
+
+template <class Scalar>
+std::vector<std::complex<double>> widened(const std::vector<Scalar>& values) {
+  std::vector<std::complex<double>> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = {values[i].real(), values[i].imag()};
+  return out;
+}
+
+class Comparison {
+ public:
+  Comparison(const Options& options, const gt::Problem& problem, const std::string& command_line)
+      : options_(options), problem_(problem), command_line_(command_line) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  }
+
+  template <class Scalar>
+  void run_all() {
+    if (!options_.dump_dir.empty())
+      collectively(MPI_COMM_WORLD, [&] {
+        check_dump_size<Scalar>(problem_);
+        if (rank_ == 0) write_dump_inputs<Scalar>(options_.dump_dir, problem_);
+      });
+    if (options_.run_original) run_original<Scalar>();
+    const std::vector<TransportRequest> requests = resolve_transports(options_);
+    for (const int ring_size : ring_sizes()) {
+      const Topology topology(MPI_COMM_WORLD, ring_size);
+      for (const auto& request : requests) run_ring<Scalar>(topology, request);
+    }
+    if (!options_.dump_dir.empty())
+      collectively(MPI_COMM_WORLD, [&] {
+        if (rank_ == 0)
+          write_dump_meta(options_.dump_dir, problem_, scalar_name(options_.precision), npy::descr<Scalar>(),
+                          dumped_run_);
+      });
+  }
+
+  void report() const {
+    const json::Value results = as_json();
+    if (rank_ == 0) std::fputs(table().c_str(), stdout);
+    if (!options_.json_path.empty())
+      collectively(MPI_COMM_WORLD, [&] {
+        if (rank_ == 0) json::write_file(options_.json_path, results);
+      });
+    if (rank_ == 0 && !options_.quiet && !options_.json_path.empty())
+      std::printf("results written to %s\n", options_.json_path.c_str());
+  }
+
+ private:
+  std::vector<int> ring_sizes() const {
+    if (!options_.ring_sizes.empty()) return options_.ring_sizes;
+    return {requested_ring_size(ranks_)};
+  }
+
+  gt::Progress progress_for(const std::string& label) {
+    auto line = std::make_shared<report::ProgressLine>(label, "rounds", rank_ == 0 && !options_.quiet);
+    return [line](std::size_t done, std::size_t total) { line->update(done, total); };
+  }
+
+  void announce(const std::string& what) const {
+    if (rank_ == 0 && !options_.quiet) {
+      std::printf("%s\n", what.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  template <class Scalar>
+  void run_original() {
+    announce("original: every rank a full G_t (" + problem_.dims.describe() + "), reduced at the end");
+    Run run;
+    run.transport = "original";
+    run.ring = false;
+    run.ring_size = 1;
+    run.rings = ranks_;
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    run.gt_bytes_per_rank = problem_.dims.entries() * sizeof(Scalar);
+    run.buffer_bytes_per_rank = run.message_bytes;
+    const std::vector<Scalar> full =
+        gt::accumulate_original<Scalar>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
+    const double cost = static_cast<double>(problem_.measurements) * static_cast<double>(problem_.dims.entries());
+    if (cost <= kReferenceBudget) {
+      if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Scalar>(problem_));
+      run.errors_against = "serial reference";
+    } else {
+      run.errors_against = "none: the serial reference would take too long";
+    }
+    if (rank_ == 0) original_ = widened(full);
+    if (!options_.dump_dir.empty())
+      collectively(MPI_COMM_WORLD, [&] {
+        if (rank_ == 0) write_dump_gt(options_.dump_dir, "gt_original", problem_.dims, full);
+      });
+    runs_.push_back(run);
+  }
+
+  template <class Scalar>
+  void run_ring(const Topology& topology, const TransportRequest& request) {
+    TransportContext ctx;
+    ctx.world = MPI_COMM_WORLD;
+    ctx.memory = data_memory_kind();
+    if (!request.named_by_user) {
+      const BackendInfo* backend = Registry::instance().find(request.name);
+      const cli::TransportAvailability availability = cli::probe_on_all_ranks(*backend, ctx);
+      if (!availability.usable) return skip(request.name, topology, availability.reason);
+    }
+    Run run;
+    run.ring_size = topology.ring_size();
+    run.rings = topology.ring_count();
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    Selection selection;
+    std::unique_ptr<Ring> ring;
+    try {
+      selection = select_transport(request.name, ctx);
+      announce(selection.transport->name() + ": " + topology.describe() + ", messages of " +
+               format_bytes(static_cast<double>(run.message_bytes)));
+      ring = std::make_unique<Ring>(*selection.transport, topology, run.message_bytes);
+    } catch (const Error& e) {
+      // A transport the user named must run. One from the default list may still fail where its
+      // probe passed (NCCL with two ranks on one GPU); the error is collective, so every rank skips it.
+      if (request.named_by_user || !e.collective()) throw;
+      return skip(request.name, topology, e.what());
+    }
+    run.transport = selection.transport->name();
+    DistributedArray<Scalar> gt(topology, problem_.dims.entries());
+    run.gt_bytes_per_rank = max_over_ranks(gt.bytes_per_rank());
+    run.buffer_bytes_per_rank = max_over_ranks(ring->buffer_bytes());
+    run.stats = gt::accumulate_with_ring(problem_, topology, *ring, gt,
+                                         progress_for(run.transport + " S=" + std::to_string(run.ring_size)));
+    gt.sum_across_rings();
+    compare_with_original(gt, run);
+    runs_.push_back(run);
+  }
+
+  void skip(const std::string& transport, const Topology& topology, const std::string& reason) {
+    skipped_.push_back({transport, topology.ring_size(), reason});
+    announce(transport + " (S=" + std::to_string(topology.ring_size()) + "): skipped, " + reason);
+  }
+
+  template <class Scalar>
+  void compare_with_original(const DistributedArray<Scalar>& gt, Run& run) {
+    if (!options_.run_original) {
+      run.errors_against = "none: --no-original";
+      return;
+    }
+    if (gt.total() > options_.compare_limit) {
+      run.errors_against = "none: G_t larger than --compare-limit";
+      return;
+    }
+    const std::vector<Scalar> full = gt.gather();
+    run.errors_against = "original";
+    if (rank_ == 0) run.errors = gt::compare(full, original_);
+    if (!options_.dump_dir.empty() && dumped_run_.kind() == json::Value::Kind::null)
+      collectively(MPI_COMM_WORLD, [&] {
+        if (rank_ == 0) write_dump_gt(options_.dump_dir, "gt", problem_.dims, full);
+      });
+    if (dumped_run_.kind() == json::Value::Kind::null) dumped_run_ = run_json(run);
+  }
+
+  json::Value run_json(const Run& run) const {
+    json::Value r = json::Value::object();
+    r["transport"] = run.transport;
+    r["ranks"] = ranks_;
+    r["ring_size"] = run.ring_size;
+    r["rings"] = run.rings;
+    r["threads"] = 1;
+    r["channel"] = gt::to_string(problem_.channel);
+    r["scalar"] = scalar_name(options_.precision);
+    r["measurements"] = problem_.measurements;
+    r["rounds"] = run.stats.rounds;
+    r["seconds"] = run.stats.seconds;
+    r["seconds_per_measurement"] = run.seconds_per_measurement();
+    r["message_bytes"] = run.message_bytes;
+    r["effective_bandwidth_GBps"] = run.ring ? json::Value(run.effective_bandwidth_GBps()) : json::Value();
+    r["gt_entries"] = problem_.dims.entries();
+    r["gt_bytes_per_rank"] = run.gt_bytes_per_rank;
+    r["buffer_bytes_per_rank"] = run.buffer_bytes_per_rank;
+    r["errors_against"] = run.errors_against;
+    r["l1_error"] = run.errors ? json::Value(run.errors->l1) : json::Value();
+    r["l2_error"] = run.errors ? json::Value(run.errors->l2) : json::Value();
+    r["linf_error"] = run.errors ? json::Value(run.errors->linf) : json::Value();
+    return r;
+  }
+
+  json::Value as_json() const {
+    json::Value out = json::Value::object();
+    out["metadata"] = report::run_metadata("ring_compare", command_line_);
+    const gt::Dims& d = problem_.dims;
+    json::Value& dims = out["dims"];
+    dims["nb"] = d.nb;
+    dims["Lx"] = d.Lx;
+    dims["Ly"] = d.Ly;
+    dims["n_freq"] = d.n_freq;
+    dims["exchange_momenta"] = d.exchange_momenta;
+    dims["exchange_frequencies"] = d.exchange_frequencies;
+    dims["M"] = d.M();
+    dims["entries"] = d.entries();
+    out["channel"] = gt::to_string(problem_.channel);
+    out["scalar"] = scalar_name(options_.precision);
+    out["seed"] = problem_.seed;
+    out["measurements"] = problem_.measurements;
+    out["runs"] = json::Value::array();
+    for (const auto& run : runs_) out["runs"].push_back(run_json(run));
+    out["skipped"] = json::Value::array();
+    for (const auto& s : skipped_) {
+      json::Value entry = json::Value::object();
+      entry["transport"] = s.transport;
+      entry["ring_size"] = s.ring_size;
+      entry["reason"] = s.reason;
+      out["skipped"].push_back(entry);
+    }
+    return out;
+  }
+
+  std::string table() const {
+    report::Table t({"transport", "S", "rings", "s/measurement", "eff. GB/s", "G_t/rank", "buffers/rank", "l1 error",
+                     "l2 error", "linf error"});
+    auto error_cell = [](const Run& run, double gt::ErrorNorms::*norm) {
+      return run.errors ? report::format("%.2e", (*run.errors).*norm) : std::string("-");
+    };
+    for (const auto& run : runs_)
+      t.add_row({run.transport, std::to_string(run.ring_size), std::to_string(run.rings),
+                 report::format("%.3e", run.seconds_per_measurement()),
+                 run.ring ? report::format("%.3f", run.effective_bandwidth_GBps()) : "-",
+                 format_bytes(static_cast<double>(run.gt_bytes_per_rank)),
+                 format_bytes(static_cast<double>(run.buffer_bytes_per_rank)), error_cell(run, &gt::ErrorNorms::l1),
+                 error_cell(run, &gt::ErrorNorms::l2), error_cell(run, &gt::ErrorNorms::linf)});
+    std::string text = "\n" + problem_.dims.describe() + "; channel " + gt::to_string(problem_.channel) + ", " +
+                       scalar_name(options_.precision) + ", " + std::to_string(problem_.measurements) +
+                       " measurements on " + std::to_string(ranks_) + " ranks\n" + t.render();
+    for (const auto& s : skipped_)
+      text += "skipped " + s.transport + " (S=" + std::to_string(s.ring_size) + "): " + s.reason + "\n";
+    text += "errors: the ring runs against the original; the original against the serial reference\n";
+    return text;
+  }
+
+  const Options& options_;
+  const gt::Problem& problem_;
+  std::string command_line_;
+  int rank_ = 0;
+  int ranks_ = 1;
+  std::vector<std::complex<double>> original_;  // rank 0
+  std::vector<Run> runs_;
+  std::vector<Skipped> skipped_;
+  json::Value dumped_run_;  // the ring run whose G_t went to the dump
+};
+
+}  // namespace
+}  // namespace ring_compare
+
+int main(int argc, char** argv) {
+  using namespace ring_compare;
+  Options options;
+  const ringcomm::cli::CommandLine cli = command_line(options);
+  const std::string text = ringcomm::cli::command_line_text(argc, argv);
+  return ringcomm::cli::run_program(argc, argv, cli, [&] {
+    const ringcomm::gt::Problem problem{options.dims, options.channel, options.seed, options.measurements};
+    Comparison comparison(options, problem, text);
+    if (options.precision == Precision::double_precision) comparison.run_all<Kokkos::complex<double>>();
+    else comparison.run_all<Kokkos::complex<float>>();
+    comparison.report();
+    return 0;
+  });
+}

@@ -1,0 +1,61 @@
+#pragma once
+// Adds one measurement's contribution to this rank's slice of G_t: the Ring's consume functor.
+//
+//   GtAccumulator<Scalar> accumulate(dims, channel, gt.local(), gt.range());
+//   ring.circulate(accumulate);
+//
+// Each call launches one kernel on the accumulator's execution space instance and returns at once;
+// the kernel reads the sign from the message itself, so nothing waits for the device. A message
+// whose sign is 0 (padding) adds nothing, whatever its G_σ slots hold.
+//
+// Instantiated for Kokkos::complex<double> and Kokkos::complex<float>.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+
+#include "ringcomm/distributed_array.hpp"
+#include "ringcomm/gt/dims.hpp"
+#include "ringcomm/ring.hpp"
+
+namespace ringcomm::gt {
+
+// The G_t shape and lookup tables a kernel needs, resident in device memory.
+struct DeviceTables {
+  Kokkos::View<const int*> add;  // ClusterTables::add
+  Kokkos::View<const int*> sub;  // ClusterTables::sub
+  Kokkos::View<const int*> exchange_momenta;
+  Kokkos::View<const int*> exchange_frequencies;
+};
+
+template <class Scalar>
+class GtAccumulator {
+ public:
+  using SliceView = Kokkos::View<Scalar*>;
+
+  // `slice` holds G_t entries [range.begin, range.end). Throws ringcomm::Error when dims are invalid
+  // or the slice does not match the range.
+  GtAccumulator(const Dims& dims, Channel channel, SliceView slice, SliceRange range,
+                const ExecSpace& exec = ExecSpace());
+
+  // `message`: Dims::message_entries() scalars in ExecSpace memory. `origin` (the ring position that
+  // made it) is not needed: every message carries its own G_σ and sign.
+  void operator()(const void* message, int origin = 0) const;
+
+  Channel channel() const { return channel_; }
+  SliceRange range() const { return range_; }
+  const Dims& dims() const { return dims_; }
+
+ private:
+  template <Channel kChannel>
+  void launch(const Scalar* message) const;
+
+  Dims dims_;
+  Channel channel_;
+  SliceView slice_;
+  SliceRange range_;
+  ExecSpace exec_;
+  DeviceTables tables_;
+  std::string label_;  // kernel name for profilers
+};
+
+}  // namespace ringcomm::gt

@@ -1,0 +1,155 @@
+#include "ringcomm/gt/accumulate.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "ringcomm/collective.hpp"
+#include "ringcomm/error.hpp"
+#include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/walker.hpp"
+#include "ringcomm/memory.hpp"
+
+namespace ringcomm::gt {
+
+namespace {
+
+// Collective: every rank must run the same, valid problem.
+void check_problem(const Problem& problem, MPI_Comm world) {
+  collectively(world, [&] { problem.dims.validate(); });
+  check_identical(world,
+                  {{"G_t dimensions", problem.dims.describe()},
+                   {"channel", to_string(problem.channel)},
+                   {"seed", std::to_string(problem.seed)},
+                   {"measurements", std::to_string(problem.measurements)}},
+                  "the G_t problem");
+}
+
+// Brackets a timed region: all ranks start together and the slowest rank's time counts.
+class CollectiveTimer {
+ public:
+  explicit CollectiveTimer(MPI_Comm world) : world_(world) {
+    Kokkos::fence();
+    MPI_Barrier(world_);
+    start_ = MPI_Wtime();
+  }
+  double stop() const {
+    Kokkos::fence();
+    const double mine = MPI_Wtime() - start_;
+    double slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, world_);
+    return slowest;
+  }
+
+ private:
+  MPI_Comm world_;
+  double start_ = 0;
+};
+
+// Sums `count` scalars of every rank's device array into `out` (host, `count` scalars) on rank 0.
+template <class Scalar>
+void reduce_to_rank0(const Scalar* device_data, std::size_t count, Scalar* out, MPI_Comm world) {
+  using Layout = ScalarLayout<Scalar>;
+  constexpr std::size_t kChunkBytes = std::size_t(64) << 20;  // keeps MPI counts in int range
+  const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / sizeof(Scalar));
+  const bool root = comm_rank(world) == 0;
+  std::vector<Scalar> staging(root ? 0 : std::min(count, chunk));
+  for (std::size_t first = 0; first < count; first += chunk) {
+    const std::size_t n = std::min(chunk, count - first);
+    Scalar* host = root ? out + first : staging.data();
+    copy_bytes(host, MemoryKind::host, device_data + first, data_memory_kind(), n * sizeof(Scalar));
+    const int values = static_cast<int>(n * Layout::components);
+    MPI_Reduce(root ? MPI_IN_PLACE : host, root ? host : nullptr, values, Layout::mpi_type(), MPI_SUM, 0, world);
+  }
+}
+
+}  // namespace
+
+std::size_t rounds(const Problem& problem, int ranks) {
+  if (ranks < 1) throw Error("rounds: the number of ranks must be >= 1, not " + std::to_string(ranks));
+  const auto p = static_cast<std::size_t>(ranks);
+  return (problem.measurements + p - 1) / p;
+}
+
+template <class Scalar>
+RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
+                              DistributedArray<Scalar>& gt, const Progress& progress) {
+  const MPI_Comm world = topology.world();
+  check_problem(problem, world);
+  const Dims& dims = problem.dims;
+  const std::size_t message_bytes = dims.message_entries() * sizeof(Scalar);
+  agree(world, ring.message_bytes() == message_bytes,
+        "the ring carries messages of " + std::to_string(ring.message_bytes()) + " bytes but G_t's (" +
+            dims.describe() + ") need " + std::to_string(message_bytes));
+  agree(world, gt.total() == dims.entries(),
+        "the distributed G_t has " + std::to_string(gt.total()) + " entries but " + dims.describe());
+  const int p = topology.world_size();
+  const int me = topology.world_rank();
+
+  const ExecSpace exec;
+  const SyntheticWalker walker(dims, problem.seed, problem.measurements);
+  const GtAccumulator<Scalar> accumulate(dims, problem.channel, gt.local(), gt.range(), exec);
+  RunStats stats;
+  stats.rounds = rounds(problem, p);
+
+  const CollectiveTimer timer(world);
+  for (std::size_t round = 0; round < stats.rounds; ++round) {
+    // Ordered on `exec` after the kernels that last read this slot (see Ring::circulate).
+    walker.write<Scalar>(round * p + me, ring.outgoing(), exec);
+    ring.circulate(accumulate, exec);
+    if (progress && me == 0) progress(round + 1, stats.rounds);
+  }
+  stats.seconds = timer.stop();
+  return stats;
+}
+
+template <class Scalar>
+std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats,
+                                        const Progress& progress) {
+  check_problem(problem, world);
+  const Dims& dims = problem.dims;
+  const std::size_t n = dims.entries();
+  const int p = comm_size(world);
+  const int me = comm_rank(world);
+
+  Kokkos::View<Scalar*> gt;
+  Buffer message;
+  collectively(world, [&] {
+    const std::size_t gt_bytes = n * sizeof(Scalar);
+    if (gt_bytes / sizeof(Scalar) != n) throw Error("a full G_t of " + std::to_string(n) + " entries overflows a byte count");
+    require_fits(data_memory_kind(), gt_bytes + dims.message_entries() * sizeof(Scalar),
+                 "the original algorithm's full G_t (" + std::to_string(n) + " entries) and one message");
+    gt = Kokkos::View<Scalar*>("ringcomm::gt::full G_t", n);
+    message = Buffer(data_memory_kind(), dims.message_entries() * sizeof(Scalar), "ringcomm::gt::message");
+  });
+
+  const ExecSpace exec;
+  const SyntheticWalker walker(dims, problem.seed, problem.measurements);
+  const GtAccumulator<Scalar> accumulate(dims, problem.channel, gt, SliceRange{0, n}, exec);
+  const std::size_t total_rounds = rounds(problem, p);
+
+  // The reduction belongs to the algorithm being measured, so it is inside the timed region.
+  const CollectiveTimer timer(world);
+  for (std::size_t round = 0; round < total_rounds; ++round) {
+    // One buffer suffices: `exec` runs the next fill after the previous accumulation.
+    walker.write<Scalar>(round * p + me, message.data(), exec);
+    accumulate(message.data(), 0);
+    if (progress && me == 0) progress(round + 1, total_rounds);
+  }
+  exec.fence();
+  std::vector<Scalar> full(me == 0 ? n : 0);
+  reduce_to_rank0(gt.data(), n, full.data(), world);
+  const double seconds = timer.stop();
+  if (stats != nullptr) *stats = RunStats{seconds, total_rounds};
+  return full;
+}
+
+#define RINGCOMM_GT_INSTANTIATE(Scalar)                                                                       \
+  template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, Ring&, DistributedArray<Scalar>&, \
+                                                 const Progress&);                                            \
+  template std::vector<Scalar> accumulate_original<Scalar>(const Problem&, MPI_Comm, RunStats*, const Progress&);
+
+RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>)
+RINGCOMM_GT_INSTANTIATE(Kokkos::complex<float>)
+#undef RINGCOMM_GT_INSTANTIATE
+
+}  // namespace ringcomm::gt

@@ -1,0 +1,160 @@
+#pragma once
+// Device code of GtAccumulator: one thread per G_t entry of the local slice.
+//
+// Consecutive threads own consecutive entries within blocks of (b1,b2,b3,b4,k1,w1), b1 fastest, so the
+// G_t update is coalesced and the G_σ rows indexed by b1 are read from consecutive addresses (G_σ is
+// column-major). SliceOrder says in which order the blocks are visited.
+#include <Kokkos_Complex.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/dims.hpp"
+#include "ringcomm/gt/fast_divisor.hpp"
+
+namespace ringcomm::gt::detail {
+
+struct EntryIndex {
+  int b1, b2, b3, b4, k1, w1, k2, w2, iQ, iOmega;
+};
+
+// G_t's index in three parts: inner = (b1,b2,b3,b4,k1,w1), pair = (k2,w2), exchange = (Q,Ω), so that
+// entry = inner + I·(pair + P·exchange). Each part fits 32 bits (GtAccumulator's constructor checks),
+// so every division is a FastDivisor's.
+struct EntryShape {
+  FastDivisor nb;
+  FastDivisor nc;
+  FastDivisor nq;
+  FastDivisor pair_size;   // P = Nc·2n
+  FastDivisor inner_size;  // I = nb⁴·Nc·2n
+
+  KOKKOS_INLINE_FUNCTION EntryIndex compose(std::uint32_t inner, std::uint32_t pair, std::uint32_t exchange) const {
+    EntryIndex x{};
+    std::uint32_t quotient = 0, remainder = 0;
+    if (nb.divisor() > 1) {  // the single-orbital case skips four divisions
+      nb.divide(inner, quotient, remainder), x.b1 = static_cast<int>(remainder), inner = quotient;
+      nb.divide(inner, quotient, remainder), x.b2 = static_cast<int>(remainder), inner = quotient;
+      nb.divide(inner, quotient, remainder), x.b3 = static_cast<int>(remainder), inner = quotient;
+      nb.divide(inner, quotient, remainder), x.b4 = static_cast<int>(remainder), inner = quotient;
+    }
+    nc.divide(inner, quotient, remainder), x.k1 = static_cast<int>(remainder), x.w1 = static_cast<int>(quotient);
+    nc.divide(pair, quotient, remainder), x.k2 = static_cast<int>(remainder), x.w2 = static_cast<int>(quotient);
+    nq.divide(exchange, quotient, remainder), x.iQ = static_cast<int>(remainder), x.iOmega = static_cast<int>(quotient);
+    return x;
+  }
+};
+
+// Which entry of the slice thread t updates, and where it sits in the slice.
+//
+// Each G_σ column (k2,w2) is read for every exchange (Q,Ω); in G_t's order those reads lie N/(N_Q·N_Ω)
+// entries apart, too far for any cache, and for nb = 1 G_σ would then cost twice the memory traffic of
+// G_t itself. So the exchange rows that the slice holds whole are walked with the exchange index
+// running faster than (k2,w2): the G_σ columns in use at any time then fit in L2. The inner index
+// stays fastest, which keeps writes contiguous. The partial rows at either end are walked in order.
+struct SliceOrder {
+  EntryShape shape;
+  std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
+  std::uint32_t begin_outer;
+  std::uint64_t head_count;  // entries before the first whole row
+  std::uint64_t body_count;  // entries in whole rows
+  std::uint32_t first_row;   // exchange index of the first whole row
+  FastDivisor rows;          // number of whole rows
+
+  KOKKOS_INLINE_FUNCTION EntryIndex operator()(std::uint64_t thread, std::uint64_t& slot) const {
+    std::uint64_t quotient = 0;
+    std::uint32_t inner = 0, pair = 0, row = 0;
+    const std::uint64_t in_body = thread - head_count;
+    if (thread < head_count || in_body >= body_count) {
+      shape.inner_size.divide(begin_inner + thread, quotient, inner);
+      std::uint32_t exchange = 0;
+      shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
+      slot = thread;
+      return shape.compose(inner, pair, exchange);
+    }
+    shape.inner_size.divide(in_body, quotient, inner);
+    rows.divide(static_cast<std::uint32_t>(quotient), pair, row);
+    const std::uint64_t inner_size = shape.inner_size.divisor();
+    slot = head_count + inner + inner_size * (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * row);
+    return shape.compose(inner, pair, first_row + row);
+  }
+};
+
+// Position of G_σ[(b,k,w), (b',k',w')] in a G_σ matrix; w, w' on G_t's frequency axis.
+struct GLayout {
+  int nb;
+  int nc;
+  int e_shift;    // E
+  std::int64_t m;  // M
+
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(int b, int k, int w, int bp, int kp, int wp) const {
+    const int row = b + nb * (k + nc * (w + e_shift));  // < M, which fits int
+    const int col = bp + nb * (kp + nc * (wp + e_shift));
+    return row + m * col;
+  }
+};
+
+template <class Scalar, Channel kChannel>
+struct ChannelKernel {
+  using Real = typename Scalar::value_type;
+  using MessageView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+
+  Kokkos::View<Scalar*> slice;
+  SliceOrder order;
+  GLayout at;
+  DeviceTables tables;
+  int n_freq;
+  MessageView up;    // G_up
+  MessageView down;  // G_down
+  MessageView sign;  // one entry
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const Real s = sign(0).real();
+    if (s == Real(0)) return;  // padding: its G_σ slots were never written
+    std::uint64_t slot = 0;
+    const EntryIndex x = order(static_cast<std::uint64_t>(i), slot);
+    slice(slot) += (Real(0.5) * s) * contribution(x);
+  }
+
+ private:
+  // Σσ Gσ[a]·Gσ̄[c] and Σσ Gσ[a]·Gσ[c].
+  KOKKOS_INLINE_FUNCTION Scalar opposite_spin_sum(std::int64_t a, std::int64_t c) const {
+    return up(a) * down(c) + down(a) * up(c);
+  }
+  KOKKOS_INLINE_FUNCTION Scalar same_spin_sum(std::int64_t a, std::int64_t c) const {
+    return up(a) * up(c) + down(a) * down(c);
+  }
+
+  KOKKOS_INLINE_FUNCTION Scalar contribution(const EntryIndex& x) const {
+    const int q = tables.exchange_momenta(x.iQ);
+    const int omega = tables.exchange_frequencies(x.iOmega);
+    const int nc = at.nc;
+    if constexpr (kChannel == Channel::pp_up_down) {
+      const int k1c = tables.sub(x.k1 + nc * q);  // Q − k1
+      const int k2c = tables.sub(x.k2 + nc * q);
+      const int w1c = omega + n_freq - 1 - x.w1;  // Ω − ω1
+      const int w2c = omega + n_freq - 1 - x.w2;
+      return opposite_spin_sum(at(x.b1, x.k1, x.w1, x.b3, x.k2, x.w2), at(x.b2, k1c, w1c, x.b4, k2c, w2c));
+    } else {
+      const int k1p = tables.add(x.k1 + nc * q);  // k1 + Q
+      const int k2p = tables.add(x.k2 + nc * q);
+      const int w1p = x.w1 + omega;  // ω1 + Ω
+      const int w2p = x.w2 + omega;
+      if constexpr (kChannel == Channel::ph_transverse) {
+        return -opposite_spin_sum(at(x.b2, x.k1, x.w1, x.b4, x.k2, x.w2), at(x.b3, k2p, w2p, x.b1, k1p, w1p));
+      } else {
+        // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
+        const std::int64_t left = at(x.b2, x.k1, x.w1, x.b1, k1p, w1p);
+        const std::int64_t right = at(x.b3, k2p, w2p, x.b4, x.k2, x.w2);
+        if constexpr (kChannel == Channel::ph_magnetic) {
+          return (up(left) - down(left)) * (up(right) - down(right)) -
+                 same_spin_sum(at(x.b3, x.k1, x.w1, x.b1, x.k2, x.w2), at(x.b2, k2p, w2p, x.b4, k1p, w1p));
+        } else {
+          return (up(left) + down(left)) * (up(right) + down(right)) -
+                 same_spin_sum(at(x.b1, x.k1, x.w1, x.b4, x.k2, x.w2), at(x.b2, k2p, w2p, x.b3, k1p, w1p));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace ringcomm::gt::detail

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# ringcomm's checks and benchmarks on a machine with 2 GPUs, from programs built elsewhere: this
+# script never builds anything (Kokkos least of all).
+#
+#   scripts/gpu_suite.sh BUILD_DIR [OUT_DIR]
+#
+# BUILD_DIR holds the programs in the build tree's layout (tools/ringcomm-info, tests/test_conformance,
+# tests/test_kernels, bench/{pingpong,ring_bandwidth,kernel_bandwidth},
+# examples/ring_compare/ring_compare): a CUDA build, or the stripped copy scripts/gpu_stage.sh makes.
+# OUT_DIR (default $OUT, else ./gpu-results) receives summary.txt and results.tgz (every log and JSON
+# file), rewritten after each step so that a run cut short still returns what it did.
+#
+# Order: what the machine is, ringcomm-info, the conformance suite per transport on 2 ranks (one per
+# GPU) — transports that fail it are left out of everything after — the G_t kernel tests, the
+# benchmarks, ring_compare at the paper's size, the mpi transport through Open MPI's UCX layer with
+# the CUDA-enabled UCX, and two bad placements (two ranks on one GPU, three ranks on two GPUs).
+#
+# Environment: GPU_SUITE_SECONDS (default 480) bounds the whole run; each step also has its own limit.
+# RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib) is put first on LD_LIBRARY_PATH.
+set -uo pipefail
+
+[[ $# -ge 1 && -d $1 ]] || { echo "usage: $0 BUILD_DIR [OUT_DIR]" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd)
+OUT_DIR=${2:-${OUT:-$PWD/gpu-results}}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=$(mktemp -d /tmp/gpu_suite.XXXXXX)
+DEADLINE=$((SECONDS + ${GPU_SUITE_SECONDS:-480}))
+mkdir -p "$OUT_DIR"
+
+# NVLink multicast (NVLS) can put a shared host's GPUs out of service: it stays off, always.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Our UCX (CUDA-enabled, 1.22) comes first for the ucx transport. Open MPI's own transports are pinned
+# to ob1 (shared memory) so that its UCX layer, built against another UCX, is not handed ours by
+# accident; the one step that tests MPI over UCX asks for it explicitly.
+UCX_LIB=${RINGCOMM_UCX_LIB:-$REPO/.gpu/ucx/lib}
+export LD_LIBRARY_PATH=$UCX_LIB:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export OMPI_MCA_pml=ob1
+
+summary() { echo "$*" | tee -a "$WORK/summary.txt"; }
+pack() {
+  cp "$WORK/summary.txt" "$OUT_DIR/summary.txt"
+  tar czf "$OUT_DIR/results.tgz" -C "$WORK" .
+}
+
+# step NAME LIMIT_SECONDS COMMAND… : runs COMMAND with its output in NAME.log, within LIMIT and the
+# time left; records "NAME: ok|FAILED (status)|TIMEOUT" and returns the command's status.
+step() {
+  local name=$1 limit=$2 left=$((DEADLINE - SECONDS))
+  shift 2
+  if ((left < 10)); then
+    summary "$name: not run (suite time used up)"
+    return 124
+  fi
+  ((limit > left)) && limit=$left
+  local start=$SECONDS status
+  echo "== $name (limit ${limit}s): $*" >"$WORK/$name.log"
+  timeout --kill-after=10 "$limit" "$@" >>"$WORK/$name.log" 2>&1
+  status=$?
+  local verdict=ok
+  ((status == 124 || status == 137)) && verdict=TIMEOUT
+  ((status != 0 && status != 124 && status != 137)) && verdict="FAILED (status $status)"
+  summary "$name: $verdict in $((SECONDS - start))s"
+  pack
+  return "$status"
+}
+
+# expect_failure NAME PATTERN LIMIT COMMAND… : the command must fail and its output match PATTERN.
+expect_failure() {
+  local name=$1 pattern=$2 limit=$3
+  shift 3
+  step "$name" "$limit" "$@"
+  local status=$?
+  if ((status != 0 && status != 124 && status != 137)) && grep -Eq "$pattern" "$WORK/$name.log"; then
+    summary "  $name: refused as expected: $(grep -Em1 "$pattern" "$WORK/$name.log" | cut -c1-300)"
+  else
+    summary "  $name: UNEXPECTED (status $status; wanted a failure matching '$pattern')"
+  fi
+  pack
+}
+
+run2() { mpirun -np 2 --bind-to none "$@"; }
+
+summary "ringcomm GPU suite: build $BUILD, $(date -u +%FT%TZ), host $(hostname)"
+
+# Libraries the programs need that the dynamic loader does not know about here.
+if ldd "$BUILD/bench/ring_bandwidth" 2>/dev/null | grep -q 'libnccl.so.2 => not found'; then
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/lib/x86_64-linux-gnu \
+             $(python3 -c 'import nvidia.nccl, os; print(os.path.join(nvidia.nccl.__path__[0], "lib"))' 2>/dev/null); do
+    if [[ -e $dir/libnccl.so.2 ]]; then export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$dir; break; fi
+  done
+fi
+
+step system 30 bash -c "nvidia-smi; nvidia-smi topo -m; nvidia-smi nvlink -s 2>/dev/null | head -40;
+  mpirun --version; ompi_info | grep -Ei 'pml|btl: |ucx|cuda' ; ldd '$BUILD/bench/ring_bandwidth';
+  echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; env | grep -E '^(NCCL|OMPI|UCX)_' | sort"
+
+step ringcomm_info 40 bash -c "mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' &&
+  mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' --json > '$WORK/ringcomm_info.json'"
+
+# Transports that pass conformance on 2 ranks take part in everything below. The threads test drives
+# two channels from two threads on the default execution space instance (one stream) and fences
+# globally, which a stream-ordered transport cannot survive (see backends/nccl/stream_owners.hpp):
+# it is left out for nccl until the test gives each thread an instance of its own.
+passed=()
+for t in nccl ucx host mpi; do
+  filter="*/$t"
+  [[ $t == nccl ]] && filter="*/$t:-*ThreadsOwningOneChannelEachRunConcurrently*"
+  if step "conformance_$t" 90 run2 "$BUILD/tests/test_conformance" --gtest_filter="$filter"; then
+    if grep -q "\[  SKIPPED \]" "$WORK/conformance_$t.log" && ! grep -q "\[  PASSED  \] [1-9]" "$WORK/conformance_$t.log"; then
+      summary "  $t: skipped (not usable here): $(grep -m1 -A1 'not usable\|Skipped' "$WORK/conformance_$t.log" | tail -1 | cut -c1-300)"
+    else
+      passed+=("$t")
+    fi
+  fi
+done
+step conformance_other 60 run2 "$BUILD/tests/test_conformance" --gtest_filter='-EveryTransport/*'
+step kernels 90 run2 "$BUILD/tests/test_kernels"
+summary "transports passing conformance: ${passed[*]:-none}"
+list=$(IFS=,; echo "${passed[*]}")
+
+step kernel_bandwidth 60 mpirun -np 1 "$BUILD/bench/kernel_bandwidth" --channel all --json "$WORK/kernel_bandwidth.json"
+if [[ -n $list ]]; then
+  step ring_bandwidth 150 run2 "$BUILD/bench/ring_bandwidth" --transports "$list" --json "$WORK/ring_bandwidth.json"
+  step pingpong 150 run2 "$BUILD/bench/pingpong" --transports "$list" --json "$WORK/pingpong.json"
+  # The paper's size: Nc = 36 (6x6), 2n = 64, 10 exchange momenta x 4 exchange frequencies:
+  # 212,336,640 G_t entries, 3.4 GB of complex<double>, on 2 ranks; errors against the original.
+  step ring_compare 180 run2 "$BUILD/examples/ring_compare/ring_compare" --transports "$list" --nb 1 --lx 6 --ly 6 \
+    --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --measurements 8 \
+    --compare-limit 212336640 --json "$WORK/ring_compare.json"
+fi
+
+# Open MPI's UCX layer over the CUDA-enabled UCX moving device buffers, vouched for by hand.
+mpi_over_ucx() {
+  RINGCOMM_MPI_GPU_AWARE=1 OMPI_MCA_pml=ucx UCX_TLS=${UCX_TLS:-cuda_copy,cuda_ipc,sm,self} "$@"
+}
+step mpi_over_ucx_conformance 60 mpi_over_ucx run2 "$BUILD/tests/test_conformance" --gtest_filter='*/mpi'
+step mpi_over_ucx_pingpong 60 mpi_over_ucx run2 "$BUILD/bench/pingpong" --transports mpi --max-bytes 256M \
+  --factor 4 --json "$WORK/pingpong_mpi_over_ucx.json"
+
+expect_failure shared_gpu "share GPU" 40 env CUDA_VISIBLE_DEVICES=0 mpirun -np 2 --bind-to none \
+  "$BUILD/bench/pingpong" --transports nccl --max-bytes 8
+expect_failure three_ranks_two_gpus "has only 2 GPUs" 40 mpirun -np 3 --bind-to none --oversubscribe \
+  "$BUILD/examples/ring_compare/ring_compare" --transports nccl --no-original --measurements 3
+
+summary "suite done in ${SECONDS}s"
+pack

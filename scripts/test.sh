@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds ringcomm on a Debian 12 machine (installing what is missing) and runs every test:
+#   1. configure and build with the `cpu` preset (build/cpu),
+#   2. install to a temporary prefix and build and run tests/consumer, an outside project that
+#      uses find_package(ringcomm) with a consume functor of its own, on 2 MPI ranks,
+#   3. ctest (its summary line "100% tests passed, …" comes last).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/common.sh
+
+install_missing_packages
+
+echo "== configure and build (preset cpu, $(ringcomm_jobs) jobs)"
+cmake --preset cpu
+cmake --build --preset cpu --parallel "$(ringcomm_jobs)"
+
+echo "== outside consumer: install, find_package(ringcomm), run on 2 ranks"
+prefix=$(mktemp -d /tmp/ringcomm-install.XXXXXX)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build/cpu --prefix "$prefix/usr" >/dev/null
+cmake -S tests/consumer -B "$prefix/consumer-build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix/usr"
+cmake --build "$prefix/consumer-build" --parallel "$(ringcomm_jobs)"
+mpirun -np 2 "$prefix/consumer-build/byte_histogram"
+
+echo "== ctest"
+ctest --preset cpu

@@ -1,0 +1,120 @@
+# Tests of ringcomm's programs (tools, examples, benchmarks): each runs its program under mpirun
+# through check_program.cmake, which checks the exit status, the output and any JSON written.
+
+# ringcomm_add_program_test(<name> PROGRAM <target> RANKS <p> [ARGS …] [EXPECT <regex>…] [EXPECT_FAILURE]
+#                           [JSON <file>] [STDOUT_JSON] [MAX_ERROR <x>] [MIN_RUNS <n>] [AFTER <command>…])
+#   Test program_<name>; `JSON <file>` is passed to the program as --json <file> in the test's folder.
+function(ringcomm_add_program_test name)
+  cmake_parse_arguments(ARG "EXPECT_FAILURE;STDOUT_JSON" "PROGRAM;RANKS;JSON;MAX_ERROR;MIN_RUNS"
+                        "ARGS;EXPECT;AFTER" ${ARGN})
+  set(work ${CMAKE_CURRENT_BINARY_DIR}/program_tests/${name})
+  set(args ${ARG_ARGS})
+  if(ARG_JSON)
+    set(json ${work}/${ARG_JSON})
+    list(APPEND args --json ${json})
+  endif()
+  set(content "file(REMOVE_RECURSE [==[${work}]==])\nfile(MAKE_DIRECTORY [==[${work}]==])\n")
+  string(APPEND content "set(COMMAND [==[${MPIEXEC_EXECUTABLE}]==] [==[${MPIEXEC_NUMPROC_FLAG}]==] ${ARG_RANKS}")
+  foreach(item IN LISTS MPIEXEC_PREFLAGS)
+    string(APPEND content " [==[${item}]==]")
+  endforeach()
+  string(APPEND content " [==[$<TARGET_FILE:${ARG_PROGRAM}>]==]")
+  foreach(item IN LISTS args)
+    string(APPEND content " [==[${item}]==]")
+  endforeach()
+  string(APPEND content ")\n")
+  foreach(var EXPECT AFTER)
+    set(items "")
+    foreach(item IN LISTS ARG_${var})
+      string(APPEND items " [==[${item}]==]")
+    endforeach()
+    string(APPEND content "set(${var}${items})\n")
+  endforeach()
+  if(ARG_EXPECT_FAILURE)
+    string(APPEND content "set(EXPECT_FAILURE ON)\nset(EXPECT_EACH_RANK ${ARG_RANKS})\n")
+  endif()
+  if(ARG_STDOUT_JSON)
+    string(APPEND content "set(STDOUT_JSON ON)\n")
+  endif()
+  if(ARG_JSON)
+    string(APPEND content "set(JSON [==[${json}]==])\n")
+  endif()
+  foreach(var MAX_ERROR MIN_RUNS)
+    if(DEFINED ARG_${var})
+      string(APPEND content "set(${var} ${ARG_${var}})\n")
+    endif()
+  endforeach()
+  set(case_file ${CMAKE_CURRENT_BINARY_DIR}/program_tests/${name}.cmake)
+  file(GENERATE OUTPUT ${case_file} CONTENT "${content}")
+  add_test(NAME program_${name} COMMAND ${CMAKE_COMMAND} -DCASE=${case_file} -P ${CMAKE_CURRENT_SOURCE_DIR}/check_program.cmake)
+  set_tests_properties(program_${name} PROPERTIES
+    TIMEOUT 600 PROCESSORS ${ARG_RANKS} ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
+endfunction()
+
+get_property(_compiled_backends GLOBAL PROPERTY RINGCOMM_BACKEND_LIST)
+
+# ringcomm-info
+ringcomm_add_program_test(ringcomm_info PROGRAM ringcomm-info RANKS 1
+  EXPECT "ringcomm [0-9]+\\.[0-9]+" "Kokkos [0-9]" "MPI: " "\n  mpi: compiled, usable" "auto would choose: ")
+ringcomm_add_program_test(ringcomm_info_json PROGRAM ringcomm-info RANKS 2 ARGS --json STDOUT_JSON
+  EXPECT "\"transports\"" "\"name\": \"mpi\"")
+ringcomm_add_program_test(ringcomm_info_help PROGRAM ringcomm-info RANKS 1 ARGS --help EXPECT "Usage: ringcomm-info" "--json")
+
+# ring_overhead: a quick pass over three sizes (the full table takes a minute).
+ringcomm_add_program_test(ring_overhead PROGRAM ring_overhead RANKS 2
+  ARGS --sizes 1K,64K,1M --repetitions 3 --warmup 1 --sample-seconds 0.002 JSON overhead.json
+  EXPECT "overhead %" "1.00 MiB")
+ringcomm_add_program_test(ring_overhead_bad_size PROGRAM ring_overhead RANKS 2 ARGS --sizes 12Q EXPECT_FAILURE
+  EXPECT "--sizes='12Q' is not valid: expected a byte count")
+
+# ring_compare: every ring result against the original, the original against the serial reference.
+ringcomm_add_program_test(ring_compare_double PROGRAM ring_compare RANKS 4
+  ARGS --ring-size 1,2,4 --nb 2 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,3 --exchange-frequencies 0,1
+       --measurements 10 --channel pp_up_down
+  JSON ring_compare.json MAX_ERROR 1e-12 MIN_RUNS 4 EXPECT "original" "\nmpi +4 ")
+ringcomm_add_program_test(ring_compare_float PROGRAM ring_compare RANKS 3
+  ARGS --transports mpi,host --scalar float --channel ph_magnetic --nb 1 --lx 3 --ly 2 --nfreq 4
+       --exchange-momenta 1 --exchange-frequencies 2 --measurements 7
+  JSON ring_compare.json MAX_ERROR 1e-5 MIN_RUNS 3)
+ringcomm_add_program_test(ring_compare_help PROGRAM ring_compare RANKS 1 ARGS --help
+  EXPECT "Usage: ring_compare" "--exchange-frequencies" "seconds_per_measurement")
+ringcomm_add_program_test(ring_compare_bad_channel PROGRAM ring_compare RANKS 2 ARGS --channel pp EXPECT_FAILURE
+  EXPECT "--channel='pp' is not valid: expected one of: pp_up_down, ph_transverse, ph_magnetic, ph_charge")
+ringcomm_add_program_test(ring_compare_bad_scalar PROGRAM ring_compare RANKS 2 ARGS --scalar half EXPECT_FAILURE
+  EXPECT "--scalar='half' is not valid: expected one of: double, float")
+ringcomm_add_program_test(ring_compare_momentum_outside_cluster PROGRAM ring_compare RANKS 2
+  ARGS --lx 2 --ly 2 --exchange-momenta 0,4 EXPECT_FAILURE
+  EXPECT "--exchange-momenta: momentum 4 is not valid: expected indices in \\[0, 4\\)")
+ringcomm_add_program_test(ring_compare_ring_size_not_dividing PROGRAM ring_compare RANKS 2 ARGS --ring-size 3
+  --measurements 2 --lx 2 --ly 2 --nb 1 --nfreq 2 EXPECT_FAILURE EXPECT "ring size S=3 must be at least 1 and divide the 2 ranks")
+ringcomm_add_program_test(ring_compare_unknown_option PROGRAM ring_compare RANKS 2 ARGS --rings 2 EXPECT_FAILURE
+  EXPECT "unknown option '--rings'")
+if("nccl" IN_LIST _compiled_backends AND NOT Kokkos_ENABLE_CUDA)
+  ringcomm_add_program_test(ring_compare_named_unusable_transport PROGRAM ring_compare RANKS 2 ARGS --transports nccl
+    EXPECT_FAILURE EXPECT "transport 'nccl' is not usable here")
+endif()
+
+# --dump: an independent numpy recomputation of G_t from the dumped inputs (tests/check_dump.py).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(RINGCOMM_NUMPY_PYTHON "")
+foreach(python IN ITEMS "${Python3_EXECUTABLE}" /usr/bin/python3)
+  if(python)
+    execute_process(COMMAND ${python} -c "import numpy" RESULT_VARIABLE no_numpy OUTPUT_QUIET ERROR_QUIET)
+    if(no_numpy EQUAL 0)
+      set(RINGCOMM_NUMPY_PYTHON ${python})
+      break()
+    endif()
+  endif()
+endforeach()
+if(RINGCOMM_NUMPY_PYTHON)
+  foreach(channel pp_up_down ph_transverse ph_magnetic ph_charge)
+    set(dump ${CMAKE_CURRENT_BINARY_DIR}/program_tests/dump_${channel}/dump)
+    ringcomm_add_program_test(dump_${channel} PROGRAM ring_compare RANKS 2
+      ARGS --channel ${channel} --nb 2 --lx 3 --ly 2 --nfreq 4 --exchange-momenta 0,4 --exchange-frequencies 0,2
+           --measurements 5 --transports mpi --dump ${dump}
+      AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_dump.py ${dump})
+  endforeach()
+else()
+  message(STATUS "ringcomm: no python3 with numpy found; the --dump checks (tests/check_dump.py) are not run")
+endif()
+unset(_compiled_backends)
