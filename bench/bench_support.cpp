@@ -7,9 +7,20 @@
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/registry.hpp"
+#include "ringcomm/ring.hpp"
 #include "ringcomm/settings.hpp"
 
 namespace ringcomm::bench {
+
+ChannelStepper::ChannelStepper(Channel& channel) : channel_(channel), stream_(stream_of(ExecSpace())) {}
+
+void ChannelStepper::step() {
+  channel_.start(current_, 1 - current_, stream_);
+  channel_.finish(stream_);
+  current_ = 1 - current_;
+}
+
+void ChannelStepper::drain() { channel_.drain(stream_); }
 
 std::vector<TransportUnderTest> open_transports(MPI_Comm world, const std::vector<std::string>& names,
                                                 MemoryKind memory) {

@@ -22,6 +22,23 @@ struct TransportUnderTest {
   std::string skipped;                   // why it cannot run here, when transport is null
 };
 
+// Drives a channel step by step the way a ring does: each step sends the slot received into by the
+// step before. drain() returns once every step so far has completed (stream-ordered transports
+// leave them queued on the stream; Channel::drain waits for them, bounded by RINGCOMM_TIMEOUT).
+class ChannelStepper {
+ public:
+  explicit ChannelStepper(Channel& channel);
+  void step();
+  void drain();
+  // The slot the next step sends: the one the last step received into.
+  int sending() const { return current_; }
+
+ private:
+  Channel& channel_;
+  StreamRef stream_;
+  int current_ = 0;
+};
+
 // Collective over `world`. `names` empty: every compiled transport. Each is opened for slots of
 // `memory`; one that is not usable on every rank comes back skipped, with the registry's reason.
 std::vector<TransportUnderTest> open_transports(MPI_Comm world, const std::vector<std::string>& names,

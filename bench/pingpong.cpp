@@ -70,39 +70,19 @@ struct Sample {
   std::size_t wrong_bytes = 0;
 };
 
-class Exchanger {
- public:
-  Exchanger(Channel& channel, bool stream_ordered) : channel_(channel), stream_ordered_(stream_ordered) {}
-  void step() {
-    channel_.start(current_, 1 - current_, stream_);
-    channel_.finish(stream_);
-    current_ = 1 - current_;
-  }
-  // Stream-ordered exchanges may still be queued after finish(); the others are done.
-  void drain() {
-    if (stream_ordered_) bench::fence_data_memory();
-  }
-
- private:
-  Channel& channel_;
-  bool stream_ordered_;
-  StreamRef stream_ = stream_of(ExecSpace());
-  int current_ = 0;
-};
-
 Sample measure(const Options& o, Transport& transport, const Topology& topology, std::size_t bytes) {
   Ring ring(transport, topology, bytes);
   Channel& channel = ring.channel();
-  Exchanger exchanger(channel, transport.capabilities().stream_ordered);
+  bench::ChannelStepper stepper(channel);
   const MPI_Comm comm = topology.ring_comm();
   Sample s;
   s.bytes = bytes;
   s.plan = plan_for(o, bytes);
-  const auto step = [&] { exchanger.step(); };
-  const auto drain = [&] { exchanger.drain(); };
+  const auto step = [&] { stepper.step(); };
+  const auto drain = [&] { stepper.drain(); };
   const auto window = [&] {
-    for (long i = 0; i < s.plan.window; ++i) exchanger.step();
-    exchanger.drain();
+    for (long i = 0; i < s.plan.window; ++i) stepper.step();
+    stepper.drain();
     MPI_Barrier(comm);  // osu_bw's acknowledgement
   };
   const auto nothing = [] {};
@@ -116,11 +96,10 @@ Sample measure(const Options& o, Transport& transport, const Topology& topology,
   // Proof that the timed path moves real data: one more exchange of a known pattern.
   const int me = topology.position();
   const int peer = topology.left();
-  bench::fill_pattern(channel.slot(0), bytes, me);
-  channel.start(0, 1, stream_of(ExecSpace()));
-  channel.finish(stream_of(ExecSpace()));
-  exchanger.drain();
-  s.wrong_bytes = bench::count_mismatches(channel.slot(1), bytes, peer);
+  bench::fill_pattern(channel.slot(stepper.sending()), bytes, me);
+  stepper.step();
+  stepper.drain();
+  s.wrong_bytes = bench::count_mismatches(channel.slot(stepper.sending()), bytes, peer);
   MPI_Allreduce(MPI_IN_PLACE, &s.wrong_bytes, 1, MPI_UNSIGNED_LONG, MPI_MAX, comm);
   return s;
 }

@@ -92,20 +92,21 @@ SizeResult measure(const Options& o, std::vector<bench::TransportUnderTest>& tra
   auto& v = result.variants;
   v.push_back({kBaseline, "baseline", "grouped ncclSend/ncclRecv on a private stream, written in the benchmark",
                [&] { raw.step(); }, [&] { raw.drain(); }, {}, 0});
-  const auto no_consume = [](const void*, int) {};
-  for (auto& t : transports) {
-    if (!t.transport) continue;
-    rings.push_back(std::make_unique<Ring>(*t.transport, topology, bytes));
-    Ring& ring = *rings.back();
-    v.push_back({t.name, "transport", describe(t.transport->capabilities()) + "; Ring::circulate, no consume",
-                 [&ring, no_consume] { ring.circulate(no_consume); }, bench::fence_data_memory, {}, 0});
-  }
-  if (mpi_pinned && mpi_pinned->transport) {
-    rings.push_back(std::make_unique<Ring>(*mpi_pinned->transport, topology, bytes));
-    Ring& ring = *rings.back();
-    v.push_back({"mpi_pinned_host", "ceiling", "mpi transport between pinned host buffers (host transport's MPI stage)",
-                 [&ring, no_consume] { ring.circulate(no_consume); }, [] {}, {}, 0});
-  }
+  // Each transport's channel, opened by a Ring, steps like the raw ring: back to back, one drain at
+  // the end of a sample (Ring::circulate would drain after every round of S-1 steps).
+  std::vector<std::unique_ptr<bench::ChannelStepper>> steppers;
+  const auto add_transport = [&](Transport& transport, const std::string& name, const std::string& role,
+                                 const std::string& what) {
+    rings.push_back(std::make_unique<Ring>(transport, topology, bytes));
+    steppers.push_back(std::make_unique<bench::ChannelStepper>(rings.back()->channel()));
+    bench::ChannelStepper& stepper = *steppers.back();
+    v.push_back({name, role, what, [&stepper] { stepper.step(); }, [&stepper] { stepper.drain(); }, {}, 0});
+  };
+  for (auto& t : transports)
+    if (t.transport) add_transport(*t.transport, t.name, "transport", describe(t.transport->capabilities()));
+  if (mpi_pinned && mpi_pinned->transport)
+    add_transport(*mpi_pinned->transport, "mpi_pinned_host", "ceiling",
+                  "mpi transport between pinned host buffers (the host transport's MPI stage)");
   bench::PeerCopy peer(comm, topology.right(), bytes);
   PinnedCopies download(PinnedCopies::Direction::download, bytes);
   PinnedCopies upload(PinnedCopies::Direction::upload, bytes);

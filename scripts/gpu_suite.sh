@@ -79,7 +79,7 @@ expect_failure() {
   pack
 }
 
-run2() { mpirun -np 2 --bind-to none "$@"; }
+run2=(mpirun -np 2 --bind-to none)
 
 summary "ringcomm GPU suite: build $BUILD, $(date -u +%FT%TZ), host $(hostname)"
 
@@ -106,7 +106,7 @@ passed=()
 for t in nccl ucx host mpi; do
   filter="*/$t"
   [[ $t == nccl ]] && filter="*/$t:-*ThreadsOwningOneChannelEachRunConcurrently*"
-  if step "conformance_$t" 90 run2 "$BUILD/tests/test_conformance" --gtest_filter="$filter"; then
+  if step "conformance_$t" 90 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"; then
     if grep -q "\[  SKIPPED \]" "$WORK/conformance_$t.log" && ! grep -q "\[  PASSED  \] [1-9]" "$WORK/conformance_$t.log"; then
       summary "  $t: skipped (not usable here): $(grep -m1 -A1 'not usable\|Skipped' "$WORK/conformance_$t.log" | tail -1 | cut -c1-300)"
     else
@@ -114,28 +114,26 @@ for t in nccl ucx host mpi; do
     fi
   fi
 done
-step conformance_other 60 run2 "$BUILD/tests/test_conformance" --gtest_filter='-EveryTransport/*'
-step kernels 90 run2 "$BUILD/tests/test_kernels"
+step conformance_other 60 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter='-EveryTransport/*'
+step kernels 90 "${run2[@]}" "$BUILD/tests/test_kernels" --gtest_color=no
 summary "transports passing conformance: ${passed[*]:-none}"
 list=$(IFS=,; echo "${passed[*]}")
 
 step kernel_bandwidth 60 mpirun -np 1 "$BUILD/bench/kernel_bandwidth" --channel all --json "$WORK/kernel_bandwidth.json"
 if [[ -n $list ]]; then
-  step ring_bandwidth 150 run2 "$BUILD/bench/ring_bandwidth" --transports "$list" --json "$WORK/ring_bandwidth.json"
-  step pingpong 150 run2 "$BUILD/bench/pingpong" --transports "$list" --json "$WORK/pingpong.json"
+  step ring_bandwidth 150 "${run2[@]}" "$BUILD/bench/ring_bandwidth" --transports "$list" --json "$WORK/ring_bandwidth.json"
+  step pingpong 150 "${run2[@]}" "$BUILD/bench/pingpong" --transports "$list" --json "$WORK/pingpong.json"
   # The paper's size: Nc = 36 (6x6), 2n = 64, 10 exchange momenta x 4 exchange frequencies:
   # 212,336,640 G_t entries, 3.4 GB of complex<double>, on 2 ranks; errors against the original.
-  step ring_compare 180 run2 "$BUILD/examples/ring_compare/ring_compare" --transports "$list" --nb 1 --lx 6 --ly 6 \
+  step ring_compare 180 "${run2[@]}" "$BUILD/examples/ring_compare/ring_compare" --transports "$list" --nb 1 --lx 6 --ly 6 \
     --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --measurements 8 \
     --compare-limit 212336640 --json "$WORK/ring_compare.json"
 fi
 
 # Open MPI's UCX layer over the CUDA-enabled UCX moving device buffers, vouched for by hand.
-mpi_over_ucx() {
-  RINGCOMM_MPI_GPU_AWARE=1 OMPI_MCA_pml=ucx UCX_TLS=${UCX_TLS:-cuda_copy,cuda_ipc,sm,self} "$@"
-}
-step mpi_over_ucx_conformance 60 mpi_over_ucx run2 "$BUILD/tests/test_conformance" --gtest_filter='*/mpi'
-step mpi_over_ucx_pingpong 60 mpi_over_ucx run2 "$BUILD/bench/pingpong" --transports mpi --max-bytes 256M \
+mpi_over_ucx=(env RINGCOMM_MPI_GPU_AWARE=1 OMPI_MCA_pml=ucx "UCX_TLS=${UCX_TLS:-cuda_copy,cuda_ipc,sm,self}")
+step mpi_over_ucx_conformance 60 "${mpi_over_ucx[@]}" "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter='*/mpi'
+step mpi_over_ucx_pingpong 60 "${mpi_over_ucx[@]}" "${run2[@]}" "$BUILD/bench/pingpong" --transports mpi --max-bytes 256M \
   --factor 4 --json "$WORK/pingpong_mpi_over_ucx.json"
 
 expect_failure shared_gpu "share GPU" 40 env CUDA_VISIBLE_DEVICES=0 mpirun -np 2 --bind-to none \

@@ -21,6 +21,7 @@ cmake --install build/cpu --prefix "$prefix/usr" >/dev/null
 cmake -S tests/consumer -B "$prefix/consumer-build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix/usr"
 cmake --build "$prefix/consumer-build" --parallel "$(ringcomm_jobs)"
 mpirun -np 2 "$prefix/consumer-build/byte_histogram"
+scripts/test_embedding.sh "$prefix/usr" "$prefix/embedding"  # examples/mini_qmc and custom_kernel against the installation
 
 echo "== ctest"
 ctest --preset cpu

@@ -51,6 +51,10 @@ function(ringcomm_add_program_test name)
     TIMEOUT 600 PROCESSORS ${ARG_RANKS} ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
 endfunction()
 
+# The helpers the programs share (examples/common): JSON, .npy, command lines.
+ringcomm_add_mpi_test(test_program_support SOURCES test_program_support.cpp RANKS 1)
+target_link_libraries(test_program_support PRIVATE ringcomm_program_support)
+
 get_property(_compiled_backends GLOBAL PROPERTY RINGCOMM_BACKEND_LIST)
 
 # ringcomm-info

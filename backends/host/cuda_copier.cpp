@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ringcomm/cuda_check.hpp"
+#include "ringcomm/watchdog.hpp"
 #include "staging_copier.hpp"
 
 namespace ringcomm::host_backend {
@@ -15,7 +16,8 @@ namespace {
 
 class CopyQueue {
  public:
-  CopyQueue(int lanes, cudaMemcpyKind kind) : kind_(kind), events_(lanes, nullptr), checked_(lanes, false) {}
+  CopyQueue(int lanes, cudaMemcpyKind kind, double timeout_seconds)
+      : kind_(kind), timeout_seconds_(timeout_seconds), events_(lanes, nullptr), checked_(lanes, false) {}
   CopyQueue(const CopyQueue&) = delete;
   CopyQueue& operator=(const CopyQueue&) = delete;
 
@@ -38,7 +40,22 @@ class CopyQueue {
   }
 
   void wait(int lane) {
-    if (stream_ != nullptr) RINGCOMM_CUDA(cudaEventSynchronize(events_[lane]));
+    if (stream_ == nullptr) return;
+    wait_until(
+        [&] {
+          const cudaError_t status = cudaEventQuery(events_[lane]);
+          if (status == cudaErrorNotReady) return false;
+          check_cuda(status, "cudaEventQuery");
+          return true;
+        },
+        timeout_seconds_,
+        [&] {
+          Stall stall;
+          stall.transport = "host";
+          stall.waiting_for = kind_ == cudaMemcpyDeviceToHost ? "a copy from a GPU slot to host staging"
+                                                              : "a copy from host staging to a GPU slot";
+          return stall;
+        });
   }
 
  private:
@@ -63,6 +80,7 @@ class CopyQueue {
   }
 
   cudaMemcpyKind kind_;
+  double timeout_seconds_;
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> events_;
   std::vector<bool> checked_;
@@ -70,8 +88,8 @@ class CopyQueue {
 
 class CudaCopier final : public StagingCopier {
  public:
-  explicit CudaCopier(int lanes)
-      : downloads_(lanes, cudaMemcpyDeviceToHost), uploads_(lanes, cudaMemcpyHostToDevice) {}
+  CudaCopier(int lanes, double timeout_seconds)
+      : downloads_(lanes, cudaMemcpyDeviceToHost, timeout_seconds), uploads_(lanes, cudaMemcpyHostToDevice, timeout_seconds) {}
 
   void start_download(int lane, void* staging, const void* slot, std::size_t bytes) override {
     downloads_.start(lane, staging, slot, bytes, slot, staging);
@@ -90,6 +108,8 @@ class CudaCopier final : public StagingCopier {
 
 }  // namespace
 
-std::unique_ptr<StagingCopier> make_cuda_copier(int lanes) { return std::make_unique<CudaCopier>(lanes); }
+std::unique_ptr<StagingCopier> make_cuda_copier(int lanes, double timeout_seconds) {
+  return std::make_unique<CudaCopier>(lanes, timeout_seconds);
+}
 
 }  // namespace ringcomm::host_backend

@@ -27,12 +27,13 @@ std::unique_ptr<StagingCopier> make_blocking_copier(MemoryKind slot_memory) {
   return std::make_unique<BlockingCopier>(slot_memory);
 }
 
-std::unique_ptr<StagingCopier> make_staging_copier(MemoryKind slot_memory, int lanes) {
+std::unique_ptr<StagingCopier> make_staging_copier(MemoryKind slot_memory, int lanes, double timeout_seconds) {
 #ifdef RINGCOMM_HOST_CUDA_COPIER
-  if (slot_memory == MemoryKind::device) return make_cuda_copier(lanes);
+  if (slot_memory == MemoryKind::device) return make_cuda_copier(lanes, timeout_seconds);
 #endif
   // Host slots leave nothing to overlap but memcpy.
   (void)lanes;
+  (void)timeout_seconds;
   return make_blocking_copier(slot_memory);
 }
 

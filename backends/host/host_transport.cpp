@@ -39,6 +39,7 @@ class HostTransport final : public Transport {
     return caps;
   }
   std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    verify_channel_spec(spec, name());
     return std::make_unique<StagedChannel>(spec, memory_, chunk_bytes_);
   }
 

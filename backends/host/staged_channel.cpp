@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ringcomm/error.hpp"
+#include "ringcomm/mpi_call.hpp"
 
 namespace ringcomm::host_backend {
 
@@ -21,11 +22,12 @@ StagedChannel::StagedChannel(const ChannelSpec& spec, MemoryKind slot_memory, st
   const std::size_t stage_bytes = lanes_ * std::min(chunk_bytes_, spec.bytes);
   send_staging_ = Buffer(MemoryKind::pinned_host, stage_bytes, "ringcomm host send staging");
   recv_staging_ = Buffer(MemoryKind::pinned_host, stage_bytes, "ringcomm host receive staging");
-  copier_ = make_staging_copier(slot_memory, lanes_);
+  copier_ = make_staging_copier(slot_memory, lanes_, spec.timeout_seconds);
   sends_.assign(lanes_, MPI_REQUEST_NULL);
   receives_.assign(lanes_, MPI_REQUEST_NULL);
   // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
   MPI_Comm_dup(spec.comm, &comm_);
+  use_error_codes(comm_);
 }
 
 StagedChannel::~StagedChannel() {
@@ -46,28 +48,48 @@ unsigned char* StagedChannel::recv_stage(int lane) const {
   return static_cast<unsigned char*>(recv_staging_.data()) + lane * std::min(chunk_bytes_, spec_.bytes);
 }
 
+Stall StagedChannel::stall(std::string waiting_for, int peer, std::size_t bytes_outstanding) const {
+  Stall stall;
+  stall.transport = "host";
+  stall.waiting_for = std::move(waiting_for);
+  stall.channel = spec_.id;
+  stall.peer = peer;
+  stall.bytes_outstanding = bytes_outstanding;
+  return stall;
+}
+
 void StagedChannel::post_receive(std::size_t chunk) {
-  MPI_Irecv(recv_stage(lane_of(chunk)), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.recv_from,
-            kChunkTag, comm_, &receives_[lane_of(chunk)]);
+  check_mpi(MPI_Irecv(recv_stage(lane_of(chunk)), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.recv_from,
+                      kChunkTag, comm_, &receives_[lane_of(chunk)]),
+            "host transport: MPI_Irecv");
 }
 
 void StagedChannel::start_download(std::size_t chunk) {
   const int lane = lane_of(chunk);
   // The lane's staging buffer may still be on its way to the right neighbour.
-  MPI_Wait(&sends_[lane], MPI_STATUS_IGNORE);
+  wait_for_requests(&sends_[lane], 1, MPI_STATUSES_IGNORE, spec_.timeout_seconds, "host transport: MPI_Testall", [&](auto) {
+    return stall("the right neighbour to take chunk " + std::to_string(chunk - lanes_), spec_.send_to,
+                 spec_.bytes - chunk_offset(chunk - lanes_));
+  });
   copier_->start_download(lane, send_stage(lane), sending_ + chunk_offset(chunk), chunk_size(chunk));
 }
 
 void StagedChannel::send_downloaded(std::size_t chunk) {
   const int lane = lane_of(chunk);
   copier_->wait_download(lane);
-  MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_,
-            &sends_[lane]);
+  check_mpi(MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_,
+                      &sends_[lane]),
+            "host transport: MPI_Isend");
 }
 
 void StagedChannel::wait_received(std::size_t chunk) {
   MPI_Status status;
-  MPI_Wait(&receives_[lane_of(chunk)], &status);
+  wait_for_requests(&receives_[lane_of(chunk)], 1, &status, spec_.timeout_seconds, "host transport: MPI_Testall",
+                    [&](auto) {
+                      return stall("chunk " + std::to_string(chunk) + " of " + std::to_string(chunks_) +
+                                       " from the left neighbour",
+                                   spec_.recv_from, spec_.bytes - chunk_offset(chunk));
+                    });
   int received = 0;
   MPI_Get_count(&status, MPI_BYTE, &received);
   if (static_cast<std::size_t>(received) != chunk_size(chunk))
@@ -98,7 +120,14 @@ void StagedChannel::finish(StreamRef) {
     }
   }
   for (int lane = 0; lane < lanes_; ++lane) copier_->wait_upload(lane);
-  MPI_Waitall(lanes_, sends_.data(), MPI_STATUSES_IGNORE);
+  wait_for_requests(sends_.data(), lanes_, MPI_STATUSES_IGNORE, spec_.timeout_seconds, "host transport: MPI_Testall",
+                    [&](const std::vector<bool>& pending) {
+                      // The last `lanes_` chunks went out from one lane each.
+                      std::size_t bytes = 0;
+                      for (std::size_t chunk = chunks_ - lanes_; chunk < chunks_; ++chunk)
+                        if (pending[lane_of(chunk)]) bytes += chunk_size(chunk);
+                      return stall("the right neighbour to take the last chunks", spec_.send_to, bytes);
+                    });
 }
 
 }  // namespace ringcomm::host_backend

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ringcomm/transport.hpp"
@@ -36,6 +37,8 @@ class StagedChannel final : public Channel {
   unsigned char* send_stage(int lane) const;
   unsigned char* recv_stage(int lane) const;
 
+  // What a wait of this channel waits for, should its deadline pass.
+  Stall stall(std::string waiting_for, int peer, std::size_t bytes_outstanding) const;
   void post_receive(std::size_t chunk);
   void start_download(std::size_t chunk);
   void send_downloaded(std::size_t chunk);

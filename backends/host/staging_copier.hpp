@@ -33,10 +33,11 @@ class StagingCopier {
 // The blocking copier: every copy has completed when start_* returns.
 std::unique_ptr<StagingCopier> make_blocking_copier(MemoryKind slot_memory);
 
-// The asynchronous CUDA copier (cuda_copier.cpp, compiled on CUDA builds only).
-std::unique_ptr<StagingCopier> make_cuda_copier(int lanes);
+// The asynchronous CUDA copier (cuda_copier.cpp, compiled on CUDA builds only); a wait for a copy
+// longer than timeout_seconds throws a TimeoutError.
+std::unique_ptr<StagingCopier> make_cuda_copier(int lanes, double timeout_seconds);
 
 // The copier for slots of `slot_memory`, with `lanes` staging buffers per direction.
-std::unique_ptr<StagingCopier> make_staging_copier(MemoryKind slot_memory, int lanes);
+std::unique_ptr<StagingCopier> make_staging_copier(MemoryKind slot_memory, int lanes, double timeout_seconds);
 
 }  // namespace ringcomm::host_backend

@@ -1,11 +1,13 @@
 // mpi: matched send/receive with MPI persistent requests. Device slots are handed to MPI directly,
 // which is only correct when the MPI is CUDA-aware ("GPUDirect"); otherwise this backend refuses.
 #include <array>
+#include <vector>
 
 #include "gpu_awareness.hpp"
 #include "ringcomm/backend.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/mpi_bytes.hpp"
+#include "ringcomm/mpi_call.hpp"
 
 namespace ringcomm::mpi_backend {
 namespace {
@@ -16,9 +18,12 @@ class MpiChannel final : public Channel {
     for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(memory, spec.bytes, "ringcomm mpi slot");
     // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
     MPI_Comm_dup(spec.comm, &comm_);
+    use_error_codes(comm_);
     for (int s = 0; s < kSlots; ++s) {
-      MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_, &send_[s]);
-      MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_, &recv_[s]);
+      check_mpi(MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_, &send_[s]),
+                "mpi transport: MPI_Send_init");
+      check_mpi(MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_, &recv_[s]),
+                "mpi transport: MPI_Recv_init");
     }
   }
 
@@ -38,12 +43,13 @@ class MpiChannel final : public Channel {
 
   void start(int send, int recv, StreamRef) override {
     active_ = {recv_[recv], send_[send]};
-    MPI_Startall(2, active_.data());
+    check_mpi(MPI_Startall(2, active_.data()), "mpi transport: MPI_Startall");
   }
 
   void finish(StreamRef) override {
     std::array<MPI_Status, 2> status;
-    MPI_Waitall(2, active_.data(), status.data());
+    wait_for_requests(active_.data(), 2, status.data(), spec_.timeout_seconds, "mpi transport: MPI_Testall",
+                      [&](const std::vector<bool>& pending) { return stall(pending); });
     int received = 0;
     MPI_Get_count(&status[0], message_.type(), &received);
     if (received != message_.count())
@@ -52,6 +58,23 @@ class MpiChannel final : public Channel {
   }
 
  private:
+  // active_ holds the receive, then the send.
+  Stall stall(const std::vector<bool>& pending) const {
+    Stall stall;
+    stall.transport = "mpi";
+    stall.channel = spec_.id;
+    const bool receiving = pending[0], sending = pending[1];
+    stall.waiting_for = receiving && sending ? "the exchange with both neighbours"
+                        : receiving          ? "the message from the left neighbour"
+                                             : "the right neighbour to take the message";
+    stall.peer = receiving && !sending ? spec_.recv_from : sending && !receiving ? spec_.send_to : -1;
+    stall.bytes_outstanding = (receiving + sending) * spec_.bytes;
+    stall.detail = std::string("receive from ring position ") + std::to_string(spec_.recv_from) +
+                   (receiving ? " pending" : " complete") + ", send to ring position " + std::to_string(spec_.send_to) +
+                   (sending ? " pending" : " complete");
+    return stall;
+  }
+
   ChannelSpec spec_;
   MpiBytes message_;
   std::array<Buffer, kSlots> slots_;
@@ -71,6 +94,7 @@ class MpiTransport final : public Transport {
     return caps;
   }
   std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    verify_channel_spec(spec, name());
     return std::make_unique<MpiChannel>(spec, memory_);
   }
 

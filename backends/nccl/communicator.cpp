@@ -1,8 +1,5 @@
 #include "communicator.hpp"
 
-#include <chrono>
-#include <thread>
-
 #include "nccl_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/cuda_check.hpp"
@@ -42,14 +39,26 @@ Communicator::~Communicator() {
   else ncclCommAbort(comm_);
 }
 
-void Communicator::wait_idle(cudaStream_t stream) const {
-  for (;;) {
-    const cudaError_t status = cudaStreamQuery(stream);
-    if (status == cudaSuccess) return;
-    if (status != cudaErrorNotReady) check_cuda(status, "cudaStreamQuery");
-    throw_if_async_error(comm_);
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+void Communicator::wait_idle(cudaStream_t stream, double timeout_seconds, const Stall& stall) {
+  try {
+    wait_until(
+        [&] {
+          const cudaError_t status = cudaStreamQuery(stream);
+          if (status == cudaSuccess) return true;
+          if (status != cudaErrorNotReady) check_cuda(status, "cudaStreamQuery");
+          throw_if_async_error(comm_);
+          return false;
+        },
+        timeout_seconds, [&] { return stall; });
+  } catch (const TimeoutError&) {
+    abort();
+    throw;
   }
+}
+
+void Communicator::abort() {
+  if (comm_ != nullptr) ncclCommAbort(comm_);
+  comm_ = nullptr;
 }
 
 }  // namespace ringcomm::nccl_backend

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "ringcomm/watchdog.hpp"
+
 namespace ringcomm::nccl_backend {
 
 class Communicator {
@@ -20,8 +22,13 @@ class Communicator {
   ncclComm_t get() const { return comm_; }
 
   // Blocks until `stream` is idle, but throws instead of hanging when the communicator fails
-  // meanwhile (an NCCL kernel waiting for a dead peer never finishes on its own).
-  void wait_idle(cudaStream_t stream) const;
+  // meanwhile (an NCCL kernel waiting for a dead peer never finishes on its own), and after
+  // timeout_seconds aborts the communicator (which ends its kernels) and throws the TimeoutError
+  // for `stall`.
+  void wait_idle(cudaStream_t stream, double timeout_seconds, const Stall& stall);
+
+  // ncclCommAbort: ends the communicator's kernels without waiting for peers; it is unusable after.
+  void abort();
 
  private:
   ncclComm_t comm_ = nullptr;

@@ -2,6 +2,7 @@
 // stream of the caller's Kokkos execution space instance. The kernel that consumes the received slot
 // is queued behind them on the same stream, so no step waits on the host.
 #include <array>
+#include <exception>
 #include <memory>
 
 #include "communicator.hpp"
@@ -54,9 +55,11 @@ class NcclChannel final : public Channel {
 
   ~NcclChannel() override {
     try {
-      if (started_) communicator_->wait_idle(last_stream_);
+      // While an error unwinds the stack the peers may be gone: no waiting for them then.
+      if (std::uncaught_exceptions() > 0) communicator_->abort();
+      else if (started_) communicator_->wait_idle(last_stream_, spec_.timeout_seconds, stall("the last exchanges to end"));
       for (void* handle : registrations_)
-        if (handle != nullptr) ncclCommDeregister(communicator_->get(), handle);
+        if (handle != nullptr && communicator_->get() != nullptr) ncclCommDeregister(communicator_->get(), handle);
     } catch (const Error&) {
       // The communicator has failed; destroying it aborts it rather than waiting for its peers.
     }
@@ -86,7 +89,24 @@ class NcclChannel final : public Channel {
   // NCCL has noticed so far can be reported here.
   void finish(StreamRef) override { throw_if_async_error(communicator_->get()); }
 
+  // The one host wait of a round (Ring::circulate calls it last): bounded, and on expiry the
+  // communicator is aborted, so that no later fence waits for an NCCL kernel that never ends.
+  void drain(StreamRef stream) override {
+    communicator_->wait_idle(static_cast<cudaStream_t>(stream.native), spec_.timeout_seconds,
+                             stall("this round's exchanges and the work queued behind them"));
+  }
+
  private:
+  Stall stall(const char* waiting_for) const {
+    Stall stall;
+    stall.transport = "nccl";
+    stall.waiting_for = waiting_for;
+    stall.channel = spec_.id;
+    stall.detail = "sending to ring position " + std::to_string(spec_.send_to) + ", receiving from ring position " +
+                   std::to_string(spec_.recv_from);
+    return stall;
+  }
+
   ChannelSpec spec_;
   std::array<Buffer, kSlots> slots_;
   int device_ = 0;
@@ -106,6 +126,7 @@ class NcclTransport final : public Transport {
     return caps;
   }
   std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    verify_channel_spec(spec, name());
     return std::make_unique<NcclChannel>(spec);
   }
 };

@@ -34,11 +34,17 @@ class Reader {
 
   RegionDescriptor region() {
     RegionDescriptor r;
-    const std::string address = field();
-    if (address.size() != sizeof r.address) malformed();
-    std::memcpy(&r.address, address.data(), sizeof r.address);
+    r.address = number();
     r.rkey = field();
     return r;
+  }
+
+  std::uint64_t number() {
+    std::uint64_t value = 0;
+    const std::string bytes = field();
+    if (bytes.size() != sizeof value) malformed();
+    std::memcpy(&value, bytes.data(), sizeof value);
+    return value;
   }
 
  private:
@@ -59,6 +65,7 @@ std::string encode(const PeerInfo& info) {
   append(out, info.worker_address.data(), info.worker_address.size());
   append_region(out, info.signals);
   for (const auto& slot : info.slots) append_region(out, slot);
+  append(out, &info.slot_bytes, sizeof info.slot_bytes);
   return out;
 }
 
@@ -68,6 +75,7 @@ PeerInfo decode(const std::string& bytes) {
   info.worker_address = reader.field();
   info.signals = reader.region();
   for (auto& slot : info.slots) slot = reader.region();
+  info.slot_bytes = reader.number();
   return info;
 }
 

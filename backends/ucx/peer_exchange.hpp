@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "ringcomm/transport.hpp"
@@ -14,6 +15,7 @@ struct PeerInfo {
   std::string worker_address;
   RegionDescriptor signals;  // the counters neighbours write (see ucx_channel.cpp)
   std::array<RegionDescriptor, Channel::kSlots> slots;
+  std::uint64_t slot_bytes = 0;  // how much a neighbour may put into each slot
 };
 
 struct NeighbourInfo {

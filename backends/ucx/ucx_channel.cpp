@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 
 #include "peer_exchange.hpp"
 #include "ringcomm/collective.hpp"
@@ -77,7 +78,7 @@ class UcxChannel final : public Channel {
     // constructor together, either with a channel or with the same error.
     PeerInfo mine;
     collectively(comm_, [&] {
-      worker_ = std::make_unique<Worker>(context_->handle());
+      worker_ = std::make_unique<Worker>(context_->handle(), spec_.timeout_seconds, spec_.id);
       signals_region_ = LocalRegion(context_->handle(), MemoryKind::host, sizeof(Signals), "ucx step counters");
       std::memset(signals_region_.data(), 0, sizeof(Signals));
       for (int s = 0; s < kSlots; ++s)
@@ -85,6 +86,7 @@ class UcxChannel final : public Channel {
       mine.worker_address = worker_->address();
       mine.signals = signals_region_.describe();
       for (int s = 0; s < kSlots; ++s) mine.slots[s] = slots_[s].describe();
+      mine.slot_bytes = spec_.bytes;
     });
     const NeighbourInfo neighbours = exchange_with_neighbours(comm_, spec_.recv_from, spec_.send_to, mine);
     collectively(comm_, [&] {
@@ -94,6 +96,7 @@ class UcxChannel final : public Channel {
       left_signals_ = RemoteRegion(left_, neighbours.left.signals, "the counters of " + left_name());
       for (int s = 0; s < kSlots; ++s)
         right_slots_[s] = RemoteRegion(right_, neighbours.right.slots[s], "a slot of " + right_name());
+      right_slot_bytes_ = neighbours.right.slot_bytes;
     });
     const std::array<ucp_ep_h, 2> endpoints = {right_, left_};
     worker_->await_wireup(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
@@ -107,10 +110,16 @@ class UcxChannel final : public Channel {
     left_signals_ = RemoteRegion();
     int finalized = 0;
     MPI_Finalized(&finalized);
-    // Without MPI the peers cannot be waited for; destroying the worker drops the endpoints.
-    if (finalized) return;
+    // Without MPI the peers cannot be waited for, nor while an error unwinds the stack: the peers
+    // may be dead or stuck, and the error must reach run_main. Destroying the worker drops the
+    // endpoints.
+    if (finalized || std::uncaught_exceptions() > 0) return;
     std::array<ucp_ep_h, 2> endpoints = {right_, left_};
-    worker_->disconnect(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
+    try {
+      worker_->disconnect(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
+    } catch (const Error&) {
+      // A teardown that timed out leaves nothing to undo; the worker goes all the same.
+    }
   }
 
   void* slot(int index) override { return slots_[index].data(); }
@@ -118,10 +127,16 @@ class UcxChannel final : public Channel {
   std::size_t extra_bytes() const override { return sizeof(Signals); }
 
   void start(int send, int recv, StreamRef) override {
+    // Set-up refuses mismatched sizes; this keeps a put within the peer's slot whatever happens.
+    if (spec_.bytes > right_slot_bytes_)
+      throw Error("ucx transport: refusing to put " + std::to_string(spec_.bytes) + " bytes into a slot of " +
+                  std::to_string(right_slot_bytes_) + " bytes registered by " + right_name() + " (channel " +
+                  std::to_string(spec_.id) + ")");
     ++step_;
     credit_source_ = step_;
     credit_put_ = put_counter(left_, left_signals_, offsetof(Signals, credit), credit_source_);
-    worker_->wait_until([&] { return load(signals().credit) == step_; }, "credit from the right neighbour");
+    worker_->wait_until([&] { return load(signals().credit) == step_; },
+                        [&] { return stall("credit from the right neighbour", spec_.send_to, spec_.bytes); });
 
     ucp_request_param_t params{};
     params.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE | UCP_OP_ATTR_FIELD_MEMH;
@@ -139,7 +154,7 @@ class UcxChannel final : public Channel {
           return settled(message_put_, "the message put", spec_.send_to) &&
                  settled(message_flush_, "the flush after the message put", spec_.send_to);
         },
-        "the put to the right neighbour");
+        [&] { return stall("the put to the right neighbour to land", spec_.send_to, spec_.bytes); });
     arrived_source_ = step_;
     arrived_put_ = put_counter(right_, right_signals_, offsetof(Signals, arrived), arrived_source_);
     worker_->wait_until(
@@ -148,11 +163,25 @@ class UcxChannel final : public Channel {
                  settled(arrived_put_, "the arrival notice", spec_.send_to) &&
                  load(signals().arrived) == step_;
         },
-        "the message from the left neighbour");
+        [&] {
+          return stall("the message from the left neighbour", spec_.recv_from,
+                       load(signals().arrived) == step_ ? 0 : spec_.bytes);
+        });
   }
 
  private:
   Signals& signals() { return *static_cast<Signals*>(signals_region_.data()); }
+
+  Stall stall(const char* waiting_for, int peer, std::size_t bytes_outstanding) const {
+    Stall stall;
+    stall.transport = "ucx";
+    stall.waiting_for = waiting_for;
+    stall.channel = spec_.id;
+    stall.peer = peer;
+    stall.bytes_outstanding = bytes_outstanding;
+    stall.detail = "step " + std::to_string(step_) + " of this channel";
+    return stall;
+  }
 
   std::string right_name() const { return "ring position " + std::to_string(spec_.send_to); }
   std::string left_name() const { return "ring position " + std::to_string(spec_.recv_from); }
@@ -188,6 +217,7 @@ class UcxChannel final : public Channel {
   RemoteRegion right_signals_;
   RemoteRegion left_signals_;
   std::array<RemoteRegion, kSlots> right_slots_;
+  std::uint64_t right_slot_bytes_ = 0;
 
   std::uint64_t step_ = 0;
   std::uint64_t credit_source_ = 0;

@@ -22,6 +22,7 @@ class UcxTransport final : public Transport {
     return caps;
   }
   std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
+    verify_channel_spec(spec, name());
     return ucx_backend::open_channel(context_, spec, memory_);
   }
 

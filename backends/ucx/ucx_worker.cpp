@@ -8,7 +8,8 @@
 
 namespace ringcomm::ucx_backend {
 
-Worker::Worker(ucp_context_h context) {
+Worker::Worker(ucp_context_h context, double timeout_seconds, int channel_id)
+    : timeout_seconds_(timeout_seconds), channel_id_(channel_id) {
   ucp_worker_params_t params{};
   params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   // A channel is used by one thread at a time, though not necessarily the one that created it.
@@ -42,6 +43,14 @@ ucp_ep_h Worker::connect(const std::string& remote_address, const std::string& p
   return endpoint;
 }
 
+Stall Worker::ring_stall(const char* waiting_for) const {
+  Stall stall;
+  stall.transport = "ucx";
+  stall.waiting_for = waiting_for;
+  stall.channel = channel_id_;
+  return stall;
+}
+
 void Worker::serve_until(MPI_Request& request) {
   int done = 0;
   wait_until(
@@ -49,7 +58,7 @@ void Worker::serve_until(MPI_Request& request) {
         MPI_Test(&request, &done, MPI_STATUS_IGNORE);
         return done != 0;
       },
-      "the other ranks of the ring (setup or teardown)");
+      [&] { return ring_stall("the other ranks of the ring (channel set-up or teardown)"); });
 }
 
 void Worker::await_wireup(MPI_Comm comm, ucp_ep_h const* endpoints, int count) {
@@ -68,7 +77,7 @@ void Worker::await_wireup(MPI_Comm comm, ucp_ep_h const* endpoints, int count) {
         }
         return true;
       },
-      "endpoint wire-up");
+      [&] { return ring_stall("the endpoints to the ring neighbours to wire up"); });
   // Peers may still be wiring up towards this worker; it keeps answering until all are done.
   MPI_Request barrier;
   MPI_Ibarrier(comm, &barrier);
@@ -92,7 +101,7 @@ void Worker::disconnect(MPI_Comm comm, ucp_ep_h* endpoints, int count) {
           if (close.poll() == UCS_INPROGRESS) return false;
         return true;
       },
-      "closing endpoints");
+      [&] { return ring_stall("the endpoints to the ring neighbours to close"); });
   MPI_Request barrier;
   MPI_Ibarrier(comm, &barrier);
   serve_until(barrier);

@@ -4,13 +4,16 @@
 #include <ucp/api/ucp.h>
 
 #include <string>
-#include <thread>
+
+#include "ringcomm/watchdog.hpp"
 
 namespace ringcomm::ucx_backend {
 
 class Worker {
  public:
-  explicit Worker(ucp_context_h context);
+  // Every wait of this worker ends in a TimeoutError after timeout_seconds; channel_id names the
+  // channel in that error.
+  Worker(ucp_context_h context, double timeout_seconds, int channel_id);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -28,27 +31,27 @@ class Worker {
   // every rank has closed its own, because a peer's close may need answers from this worker.
   void disconnect(MPI_Comm comm, ucp_ep_h* endpoints, int count);
 
-  // Drives UCX until ready() holds. Every wait of a channel goes through here, so that a watchdog
-  // naming `what` can later be added in this one place.
-  template <class Ready>
-  void wait_until(Ready&& ready, const char* what) {
-    (void)what;
-    unsigned idle_polls = 0;
-    while (!ready()) {
-      if (ucp_worker_progress(worker_) != 0) {
-        idle_polls = 0;
-      } else if (++idle_polls > kIdlePollsBeforeYield) {
-        // On an oversubscribed node the peer we wait for may need this core.
-        std::this_thread::yield();
-      }
-    }
+  // Drives UCX until ready() holds. Every wait of a channel goes through here, under the watchdog:
+  // after the timeout it throws the TimeoutError for the Stall that describe() returns.
+  template <class Ready, class Describe>
+  void wait_until(Ready&& ready, Describe&& describe) {
+    ringcomm::wait_until(
+        [&] {
+          if (ready()) return true;
+          ucp_worker_progress(worker_);
+          return false;
+        },
+        timeout_seconds_, describe);
   }
 
  private:
-  static constexpr unsigned kIdlePollsBeforeYield = 1000;
+  // A wait of set-up or teardown, which waits for the whole ring rather than one neighbour.
+  Stall ring_stall(const char* waiting_for) const;
   // Drives UCX until `request` (a nonblocking MPI call) completes.
   void serve_until(MPI_Request& request);
   ucp_worker_h worker_ = nullptr;
+  double timeout_seconds_;
+  int channel_id_;
 };
 
 }  // namespace ringcomm::ucx_backend

@@ -41,21 +41,10 @@ namespace {
 std::string backend_listing(const TransportContext& ctx) {
   std::string text = "compiled transports:";
   for (const auto& b : Registry::instance().backends()) {
-    const Usability u = b.probe(ctx);
+    const Usability u = probe_here(b, ctx);
     text += "\n  " + b.name + ": " + (u.usable ? "usable" : "not usable: " + u.reason);
   }
   return text;
-}
-
-// Probes on every rank; the backend counts as usable only where it is usable on all of them.
-Usability probe_everywhere(const BackendInfo& backend, const TransportContext& ctx) {
-  const Usability mine = backend.probe(ctx);
-  try {
-    agree(ctx.world, mine.usable, mine.reason);
-  } catch (const Error& e) {
-    return Usability::no(e.what());
-  }
-  return Usability::yes();
 }
 
 std::unique_ptr<Transport> create_everywhere(const BackendInfo& backend, const TransportContext& ctx) {
@@ -63,6 +52,24 @@ std::unique_ptr<Transport> create_everywhere(const BackendInfo& backend, const T
 }
 
 }  // namespace
+
+Usability probe_here(const BackendInfo& backend, const TransportContext& ctx) {
+  try {
+    return backend.probe(ctx);
+  } catch (const std::exception& e) {
+    return Usability::no(e.what());
+  }
+}
+
+Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx) {
+  const Usability mine = probe_here(backend, ctx);
+  try {
+    agree(ctx.world, mine.usable, mine.reason);
+  } catch (const Error& e) {
+    return Usability::no(e.what());
+  }
+  return Usability::yes();
+}
 
 std::string requested_transport(const std::string& fallback) {
   return settings::env("RINGCOMM_TRANSPORT").value_or(fallback);
@@ -78,7 +85,7 @@ Selection select_transport(const std::string& request, const TransportContext& c
     std::stable_sort(order.begin(), order.end(),
                      [](auto* a, auto* b) { return a->auto_preference < b->auto_preference; });
     for (const auto* backend : order) {
-      const Usability u = probe_everywhere(*backend, ctx);
+      const Usability u = probe_on_all_ranks(*backend, ctx);
       if (u.usable) {
         selection.transport = create_everywhere(*backend, ctx);
         return selection;
@@ -94,7 +101,7 @@ Selection select_transport(const std::string& request, const TransportContext& c
     throw Error("unknown transport '" + request + "' (RINGCOMM_TRANSPORT); " + backend_listing(ctx) +
                     "\n  auto: the first usable of the above",
                 true);
-  const Usability u = probe_everywhere(*backend, ctx);
+  const Usability u = probe_on_all_ranks(*backend, ctx);
   if (!u.usable)
     throw Error("transport '" + request + "' is not usable here: " + u.reason + "\n" + backend_listing(ctx),
                 true);

@@ -1,5 +1,7 @@
 #include "ringcomm/ring.hpp"
 
+#include <exception>
+
 #include "ringcomm/collective.hpp"
 
 namespace ringcomm {
@@ -11,11 +13,13 @@ ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_byte
   spec.recv_from = topology.left();
   spec.bytes = message_bytes;
   spec.id = channel_id;
+  spec.timeout_seconds = timeout_setting();
   return spec;
 }
 
 Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, int channel_id)
-    : ring_size_(topology.ring_size()),
+    : ring_index_(topology.ring_index()),
+      ring_size_(topology.ring_size()),
       position_(topology.position()),
       stream_ordered_(transport.capabilities().stream_ordered) {
   check_identical(topology.world(),
@@ -24,8 +28,24 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
                    {"transport", transport.name()}},
                   "the ring's message");
   if (message_bytes == 0) throw Error("a ring message must have at least one byte", true);
+  // A bad RINGCOMM_TIMEOUT is reported by every rank before anything waits on it.
+  collectively(topology.world(), [] { timeout_setting(); });
   const ChannelSpec spec = ring_channel_spec(topology, message_bytes, channel_id);
   channel_ = collectively(topology.world(), [&] { return transport.open_channel(spec); });
+}
+
+void Ring::rethrow_with_context(int step) const {
+  const std::string where = "sub-ring " + std::to_string(ring_index_) + ", ring position " + std::to_string(position_) +
+                            " of " + std::to_string(ring_size_) + ", step " + std::to_string(step) + " of " +
+                            std::to_string(ring_size_ - 1) + " of round " + std::to_string(rounds_ + 1) +
+                            ", channel " + std::to_string(channel_->spec().id);
+  try {
+    throw;
+  } catch (const TimeoutError& e) {
+    throw e.in_ring(where);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (" + where + ")", e.collective());
+  }
 }
 
 }  // namespace ringcomm

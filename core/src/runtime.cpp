@@ -1,11 +1,14 @@
 #include "ringcomm/runtime.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <thread>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/watchdog.hpp"
 
 namespace ringcomm {
 
@@ -61,6 +64,7 @@ void require_thread_level(MPI_Comm comm, int needed, const std::string& why) {
 int run_main(int& argc, char**& argv, const std::function<int()>& body, int thread_level) {
   int status = 0;
   bool abort_job = false;
+  double grace_seconds = 0;
   {
     Runtime runtime(argc, argv, thread_level);
     const int rank = runtime.rank();
@@ -70,12 +74,14 @@ int run_main(int& argc, char**& argv, const std::function<int()>& body, int thre
       std::fprintf(stderr, "ringcomm: error on rank %d: %s\n", rank, e.what());
       status = 1;
       abort_job = !e.collective();
+      if (const auto* timeout = dynamic_cast<const TimeoutError*>(&e)) grace_seconds = abort_grace_seconds(*timeout);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ringcomm: unexpected error on rank %d: %s\n", rank, e.what());
       status = 1;
       abort_job = true;
     }
     std::fflush(stderr);
+    if (grace_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(grace_seconds));
     if (abort_job) MPI_Abort(MPI_COMM_WORLD, status);
   }
   return status;

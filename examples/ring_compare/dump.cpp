@@ -10,13 +10,13 @@ namespace ring_compare {
 
 using namespace ringcomm;
 
-namespace {
-
 std::vector<std::size_t> gt_shape(const gt::Dims& d) {
   const auto nb = static_cast<std::size_t>(d.nb), nc = static_cast<std::size_t>(d.Nc()),
              nw = static_cast<std::size_t>(d.n_freq);
   return {static_cast<std::size_t>(d.NOmega()), static_cast<std::size_t>(d.NQ()), nw, nc, nw, nc, nb, nb, nb, nb};
 }
+
+namespace {
 
 json::Value file_entry(const std::string& file, const std::vector<std::size_t>& shape, const std::string& dtype,
                        const std::string& meaning) {

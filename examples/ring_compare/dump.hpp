@@ -17,6 +17,9 @@
 
 namespace ring_compare {
 
+// The shape of gt.npy (see above); --write uses it too.
+std::vector<std::size_t> gt_shape(const ringcomm::gt::Dims& dims);
+
 // Largest dump written, so that a mistyped size does not fill a disk.
 constexpr std::size_t kDumpLimitBytes = std::size_t(1) << 30;
 

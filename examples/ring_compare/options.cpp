@@ -115,6 +115,17 @@ cli::CommandLine command_line(Options& o) {
              "small problems: write every measurement's inputs, the tables and both final G_t as .npy files plus "
              "meta.json to DIR (tests/check_dump.py recomputes G_t from them)",
              [&](const std::string& v) { o.dump_dir = v; });
+  cli.option("--write", "FILE",
+             "write the final G_t of the first ring run to FILE as a NumPy .npy file (dtype <c16 or <c8, the shape of "
+             "--dump's gt.npy: (NOmega, NQ, 2n, Nc, 2n, Nc, nb, nb, nb, nb)) with MPI-IO: each rank of sub-ring 0 "
+             "writes its own slice, nothing is gathered, so it works for any size",
+             [&](const std::string& v) { o.write_path = v; });
+  cli.option("--abort-after-round", "K",
+             "for tests of checkpoint/restart: world rank 0 kills itself (SIGKILL) after round K of the first ring "
+             "run, once that round's checkpoint (if one is due) is on disk",
+             [&](const std::string& v) {
+               o.abort_after_round = static_cast<std::size_t>(settings::parse_integer(v, "--abort-after-round", 1, LLONG_MAX));
+             });
   cli.flag("--quiet", "print only errors and the table", [&] { o.quiet = true; });
   cli.check([&] { check_dims(o); });
   cli.note("Measurement m is made by rank m mod p in round m / p; every rank runs ceil(measurements / p) rounds, "
@@ -126,6 +137,9 @@ cli::CommandLine command_line(Options& o) {
            "serial reference when that is cheap.");
   cli.note("Environment: RINGCOMM_TRANSPORT (default transport list), RINGCOMM_RING_SIZE (default S), and each "
            "transport's own settings (see ringcomm-info).");
+  cli.note("Checkpoints: with RINGCOMM_CHECKPOINT=DIR every ring run saves its G_t slices in DIR/<transport>_S<S> every "
+           "RINGCOMM_CHECKPOINT_EVERY rounds (default: about ten times per run) and after its last round; run the same "
+           "command again and it continues from the newest round all ranks saved. See docs/troubleshooting.md.");
   return cli;
 }
 

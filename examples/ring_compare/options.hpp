@@ -26,6 +26,8 @@ struct Options {
   std::size_t compare_limit = std::size_t(1) << 26;  // largest G_t gathered for error norms
   std::string json_path;
   std::string dump_dir;
+  std::string write_path;             // --write: the first ring run's G_t as .npy, written with MPI-IO
+  std::size_t abort_after_round = 0;  // --abort-after-round (tests of checkpoint/restart); 0: never
   bool quiet = false;
 
   Options();

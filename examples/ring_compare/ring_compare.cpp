@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "npy.hpp"
 #include "options.hpp"
 #include "report.hpp"
+#include "ringcomm/checkpoint.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/gt/accumulate.hpp"
 #include "ringcomm/registry.hpp"
@@ -39,7 +41,10 @@ struct Run {
   std::optional<gt::ErrorNorms> errors;  // known on rank 0 only
   std::string errors_against;            // "original", "serial reference", or why there are none
 
-  double seconds_per_measurement() const { return stats.rounds ? stats.seconds / static_cast<double>(stats.rounds) : 0.0; }
+  // Rounds restored from a checkpoint took no time in this run.
+  double seconds_per_measurement() const {
+    return stats.rounds_run() ? stats.seconds / static_cast<double>(stats.rounds_run()) : 0.0;
+  }
   double effective_bandwidth_GBps() const {
     return static_cast<double>(ring_size - 1) * static_cast<double>(message_bytes) / seconds_per_measurement() / 1e9;
   }
@@ -181,11 +186,41 @@ class Comparison {
     DistributedArray<Scalar> gt(topology, problem_.dims.entries());
     run.gt_bytes_per_rank = max_over_ranks(gt.bytes_per_rank());
     run.buffer_bytes_per_rank = max_over_ranks(ring->buffer_bytes());
-    run.stats = gt::accumulate_with_ring(problem_, topology, *ring, gt,
-                                         progress_for(run.transport + " S=" + std::to_string(run.ring_size)));
+    const CheckpointSettings checkpoint = checkpoint_for(run);
+    run.stats = gt::accumulate_with_ring(problem_, topology, *ring, gt, ring_progress_for(run), checkpoint);
+    if (run.stats.first_round > 0)
+      announce("  continued from the checkpoint of round " + std::to_string(run.stats.first_round) + " of " +
+               std::to_string(run.stats.rounds) + " in " + checkpoint.directory);
     gt.sum_across_rings();
+    if (!options_.write_path.empty() && !written_) {
+      gt.write_npy(options_.write_path, gt_shape(problem_.dims));
+      written_ = true;
+      announce("  G_t written to " + options_.write_path + " (MPI-IO, by the ranks of sub-ring 0)");
+    }
     compare_with_original(gt, run);
     runs_.push_back(run);
+  }
+
+  // Each ring run keeps its own checkpoints, so that a sweep does not continue one run from another's.
+  CheckpointSettings checkpoint_for(const Run& run) const {
+    CheckpointSettings settings = checkpoint_settings(MPI_COMM_WORLD);
+    if (settings.enabled())
+      settings.directory += "/" + run.transport + "_S" + std::to_string(run.ring_size);
+    return settings;
+  }
+
+  // The progress line, and for --abort-after-round the crash that checkpoint/restart tests need.
+  gt::Progress ring_progress_for(const Run& run) {
+    gt::Progress line = progress_for(run.transport + " S=" + std::to_string(run.ring_size));
+    const std::size_t abort_after = ring_runs_++ == 0 ? options_.abort_after_round : 0;
+    return [line, abort_after](std::size_t done, std::size_t total) {
+      line(done, total);
+      if (done == abort_after) {
+        std::fprintf(stderr, "ring_compare: --abort-after-round %zu: rank 0 kills itself now\n", abort_after);
+        std::fflush(stderr);
+        std::raise(SIGKILL);
+      }
+    };
   }
 
   void skip(const std::string& transport, const Topology& topology, const std::string& reason) {
@@ -299,6 +334,8 @@ class Comparison {
   std::vector<Run> runs_;
   std::vector<Skipped> skipped_;
   json::Value dumped_run_;  // the ring run whose G_t went to the dump
+  bool written_ = false;    // --write done
+  int ring_runs_ = 0;
 };
 
 }  // namespace

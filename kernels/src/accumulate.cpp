@@ -1,6 +1,7 @@
 #include "ringcomm/gt/accumulate.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "ringcomm/collective.hpp"
@@ -64,6 +65,12 @@ void reduce_to_rank0(const Scalar* device_data, std::size_t count, Scalar* out, 
 
 }  // namespace
 
+// Rounds between checkpoints when the user left it to us: about ten per run.
+std::uint64_t checkpoint_interval(const CheckpointSettings& checkpoint, std::size_t total_rounds) {
+  if (checkpoint.every_rounds != 0) return checkpoint.every_rounds;
+  return std::max<std::uint64_t>(1, (total_rounds + 9) / 10);
+}
+
 std::size_t rounds(const Problem& problem, int ranks) {
   if (ranks < 1) throw Error("rounds: the number of ranks must be >= 1, not " + std::to_string(ranks));
   const auto p = static_cast<std::size_t>(ranks);
@@ -71,8 +78,23 @@ std::size_t rounds(const Problem& problem, int ranks) {
 }
 
 template <class Scalar>
+std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice) {
+  return {{"p", std::to_string(topology.world_size())},
+          {"S", std::to_string(topology.ring_size())},
+          {"threads", "1"},
+          {"N", std::to_string(problem.dims.entries())},
+          {"scalar", ScalarLayout<Scalar>::name},
+          {"channel", to_string(problem.channel)},
+          {"dims", problem.dims.describe()},
+          {"seed", std::to_string(problem.seed)},
+          {"measurements", std::to_string(problem.measurements)},
+          {"slice", "[" + std::to_string(slice.begin) + ", " + std::to_string(slice.end) + ")"}};
+}
+
+template <class Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
-                              DistributedArray<Scalar>& gt, const Progress& progress) {
+                              DistributedArray<Scalar>& gt, const Progress& progress,
+                              const CheckpointSettings& checkpoint) {
   const MPI_Comm world = topology.world();
   check_problem(problem, world);
   const Dims& dims = problem.dims;
@@ -91,12 +113,28 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
   RunStats stats;
   stats.rounds = rounds(problem, p);
 
+  std::optional<Checkpoint> store;
+  if (checkpoint.enabled()) {
+    store.emplace(world, checkpoint.directory, checkpoint_shape<Scalar>(problem, topology, gt.range()));
+    Kokkos::fence();
+    if (const auto saved = store->restore(gt.local().data(), gt.bytes_per_rank()))
+      stats.first_round = static_cast<std::size_t>(std::min<std::uint64_t>(*saved, stats.rounds));
+  }
+  const std::uint64_t interval = checkpoint_interval(checkpoint, stats.rounds);
+
   const CollectiveTimer timer(world);
-  for (std::size_t round = 0; round < stats.rounds; ++round) {
+  for (std::size_t round = stats.first_round; round < stats.rounds; ++round) {
     // Ordered on `exec` after the kernels that last read this slot (see Ring::circulate).
     walker.write<Scalar>(round * p + me, ring.outgoing(), exec);
     ring.circulate(accumulate, exec);
-    if (progress && me == 0) progress(round + 1, stats.rounds);
+    const std::size_t done = round + 1;
+    if (store && (done % interval == 0 || done == stats.rounds)) {
+      exec.fence();
+      const std::size_t measured = std::min(problem.measurements, done * static_cast<std::size_t>(p));
+      store->save(done, {{"measurements_done", std::to_string(measured)}, {"rounds_total", std::to_string(stats.rounds)}},
+                  gt.local().data(), gt.bytes_per_rank());
+    }
+    if (progress && me == 0) progress(done, stats.rounds);
   }
   stats.seconds = timer.stop();
   return stats;
@@ -145,7 +183,8 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
 
 #define RINGCOMM_GT_INSTANTIATE(Scalar)                                                                       \
   template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, Ring&, DistributedArray<Scalar>&, \
-                                                 const Progress&);                                            \
+                                                 const Progress&, const CheckpointSettings&);                 \
+  template std::vector<Field> checkpoint_shape<Scalar>(const Problem&, const Topology&, const SliceRange&);   \
   template std::vector<Scalar> accumulate_original<Scalar>(const Problem&, MPI_Comm, RunStats*, const Progress&);
 
 RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>)

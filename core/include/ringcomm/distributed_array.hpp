@@ -29,30 +29,42 @@ struct ScalarLayout<double> {
   static MPI_Datatype mpi_type() { return MPI_DOUBLE; }
   static constexpr int components = 1;
   static constexpr const char* name = "double";
+  static constexpr const char* npy_descr = "<f8";
 };
 template <>
 struct ScalarLayout<float> {
   static MPI_Datatype mpi_type() { return MPI_FLOAT; }
   static constexpr int components = 1;
   static constexpr const char* name = "float";
+  static constexpr const char* npy_descr = "<f4";
 };
 template <>
 struct ScalarLayout<Kokkos::complex<double>> {
   static MPI_Datatype mpi_type() { return MPI_DOUBLE; }
   static constexpr int components = 2;
   static constexpr const char* name = "complex<double>";
+  static constexpr const char* npy_descr = "<c16";
 };
 template <>
 struct ScalarLayout<Kokkos::complex<float>> {
   static MPI_Datatype mpi_type() { return MPI_FLOAT; }
   static constexpr int components = 2;
   static constexpr const char* name = "complex<float>";
+  static constexpr const char* npy_descr = "<c8";
 };
 
 // Sums `count` scalars element-wise over `comm` in place, in chunks that keep MPI counts in int
 // range and host staging small. `data` lives in the default memory space.
 void allreduce_sum_bytes(void* data, std::size_t count, MPI_Datatype real_type, int components,
                          std::size_t scalar_bytes, MPI_Comm comm);
+
+// Collective over the world: writes the array whose sub-ring-0 slices are `local` as one .npy file,
+// without gathering it: rank 0 writes the header, each rank of sub-ring 0 its slice at its offset
+// (MPI-IO, MPI_File_write_at_all in pieces that keep counts in int range). `shape` (C order; empty
+// means {total}) must hold `total` values. Every rank throws the same Error when any part fails.
+void write_npy_slices(const Topology& topology, const void* local, SliceRange range, std::size_t total,
+                      std::size_t scalar_bytes, const char* descr, std::vector<std::size_t> shape,
+                      const std::string& path);
 
 // Collects equal-position slices of sub-ring 0 on world rank 0 (host memory).
 void gather_bytes(const void* local, std::size_t local_count, std::size_t total, int components,
@@ -77,6 +89,16 @@ class DistributedArray {
     Kokkos::fence();
     allreduce_sum_bytes(local_.data(), range_.size(), ScalarLayout<Scalar>::mpi_type(),
                         ScalarLayout<Scalar>::components, sizeof(Scalar), topology_.cross_comm());
+  }
+
+  // Collective over the world: the whole array as a NumPy .npy file at `path`, of dtype '<c16',
+  // '<c8', '<f8' or '<f4' and shape `shape` (empty: one dimension), written by the ranks of sub-ring 0
+  // in parallel (MPI-IO), never gathered. Call it after sum_across_rings() when there are several
+  // sub-rings.
+  void write_npy(const std::string& path, const std::vector<std::size_t>& shape = {}) const {
+    Kokkos::fence();
+    write_npy_slices(topology_, local_.data(), range_, total_, sizeof(Scalar), ScalarLayout<Scalar>::npy_descr, shape,
+                     path);
   }
 
   // Collective over the world: the whole array on world rank 0 (small problems only; empty elsewhere).

@@ -49,6 +49,13 @@ struct Selection {
   std::vector<std::string> notes;  // why `auto` skipped each backend it passed over
 };
 
+// The backend's own answer on this rank; a probe that throws counts as "not usable" with its message.
+Usability probe_here(const BackendInfo& backend, const TransportContext& ctx);
+
+// Collective over ctx.world: usable only where usable on every rank; the reason names the ranks that
+// said no when not all did.
+Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx);
+
 // Collective over ctx.world. `request` is a backend name or "auto". Every rank gets the same
 // transport or the same collective Error listing each compiled backend and whether it is usable.
 Selection select_transport(const std::string& request, const TransportContext& ctx);

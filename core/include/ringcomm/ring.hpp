@@ -6,9 +6,11 @@
 // two slots of the channel swap roles each step, so nothing is copied. After S−1 steps every rank
 // has consumed all S messages of its sub-ring.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
+#include "ringcomm/error.hpp"
 #include "ringcomm/topology.hpp"
 #include "ringcomm/transport.hpp"
 
@@ -25,7 +27,8 @@ StreamRef stream_of(const Exec& exec) {
   return {};
 }
 
-// The channel that joins this rank to its neighbours in its sub-ring.
+// The channel that joins this rank to its neighbours in its sub-ring; its waits are bounded by
+// RINGCOMM_TIMEOUT (throws a local Error when that is not valid).
 ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id);
 
 class Ring {
@@ -42,10 +45,16 @@ class Ring {
   // Memory this ring holds on this rank: its two slots and any transport staging.
   std::size_t buffer_bytes() const { return Channel::kSlots * message_bytes() + channel_->extra_bytes(); }
   Channel& channel() { return *channel_; }
+  // How many times circulate() has run to its end.
+  std::uint64_t rounds_circulated() const { return rounds_; }
 
   // Calls consume(const void* message, int origin) for the own message and each received one, where
   // origin is the position in the sub-ring of the rank that produced the message. consume may
-  // enqueue work on `exec` without waiting for it.
+  // enqueue work on `exec` without waiting for it; with a stream-ordered transport that work has
+  // completed when circulate() returns (Channel::drain).
+  //
+  // Errors of the transport (a TimeoutError among them) come out with the step, the sub-ring and
+  // this rank's position added to their message.
   template <class Consume>
   void circulate(Consume&& consume, const ExecSpace& exec = ExecSpace()) {
     Kokkos::Profiling::pushRegion("ringcomm::circulate");
@@ -58,26 +67,43 @@ class Ring {
       // A host-completing transport may write `other` as soon as start() runs, while the previous
       // step's work could still be reading it; stream-ordered ones queue behind that work anyway.
       if (!stream_ordered_) exec.fence();
-      channel_->start(current, other, stream);
-      channel_->finish(stream);
+      try {
+        channel_->start(current, other, stream);
+        channel_->finish(stream);
+      } catch (const Error&) {
+        rethrow_with_context(step);
+      }
       Kokkos::Profiling::popRegion();
       current = other;
       Kokkos::Profiling::pushRegion("ringcomm::consume");
       consume(static_cast<const void*>(channel_->slot(current)), (position_ - step + ring_size_) % ring_size_);
       Kokkos::Profiling::popRegion();
     }
+    if (stream_ordered_) {
+      try {
+        channel_->drain(stream);
+      } catch (const Error&) {
+        rethrow_with_context(ring_size_ - 1);
+      }
+    }
     // The slot sent last is free: the next own message goes there, leaving the last received one to
     // whatever work may still read it.
     own_slot_ = 1 - current;
+    ++rounds_;
     Kokkos::Profiling::popRegion();
   }
 
  private:
+  // Rethrows the ringcomm::Error in flight with where in the ring it happened.
+  [[noreturn]] void rethrow_with_context(int step) const;
+
   std::unique_ptr<Channel> channel_;
+  int ring_index_;
   int ring_size_;
   int position_;
   bool stream_ordered_;
   int own_slot_ = 0;
+  std::uint64_t rounds_ = 0;
 };
 
 }  // namespace ringcomm

@@ -31,7 +31,9 @@ const char* thread_level_name(int level);
 
 // Runs `body` inside a Runtime and applies the error policy: a ringcomm::Error is printed as
 // "ringcomm: error on rank R: …"; a collective one exits with status 1 on every rank, any other
-// aborts the job so no peer waits forever. Returns the process exit status.
+// aborts the job so no peer waits forever. After a TimeoutError the rank waits a moment before it
+// aborts (abort_grace_seconds), so that peers that timed out too can print what they waited for.
+// Returns the process exit status.
 int run_main(int& argc, char**& argv, const std::function<int()>& body, int thread_level = MPI_THREAD_FUNNELED);
 
 }  // namespace ringcomm

@@ -1,7 +1,9 @@
 #pragma once
 // Parsing of user settings (RINGCOMM_* environment variables and command-line values).
 // Every parser names the setting and the allowed values in its error, because the user who sees it
-// is usually looking at the output of a batch job, not at our source.
+// is usually looking at the output of a batch job, not at our source. Values are taken as written:
+// blanks around them, a '+' sign and negative zero are refused like any other garbage
+// (tests/test_settings_fuzz.cpp holds the parsers to that).
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -12,7 +14,9 @@ namespace ringcomm::settings {
 // The value of an environment variable, or nothing when it is unset or empty.
 std::optional<std::string> env(const char* name);
 
+// -?[0-9]+ within [min, max].
 long long parse_integer(const std::string& text, const std::string& setting, long long min, long long max);
+// Decimal notation with an optional exponent (2, 0.5, 1e-3) within [min, max]; no inf, nan or hex.
 double parse_real(const std::string& text, const std::string& setting, double min, double max);
 
 // Sizes such as 4096, 64K, 16MiB, 1G (binary multiples).
@@ -22,10 +26,11 @@ std::size_t parse_bytes(const std::string& text, const std::string& setting);
 std::string parse_choice(const std::string& text, const std::string& setting,
                          const std::vector<std::string>& allowed);
 
-// A comma-separated list of integers, e.g. "0,3,5".
+// A comma-separated list of integers, e.g. "0,3,5" (blanks around the commas are allowed).
 std::vector<long long> parse_integer_list(const std::string& text, const std::string& setting,
                                           long long min, long long max);
 
+// The parts between separators, each with surrounding blanks removed.
 std::vector<std::string> split(const std::string& text, char separator);
 
 }  // namespace ringcomm::settings

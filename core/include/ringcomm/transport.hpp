@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ringcomm/memory.hpp"
+#include "ringcomm/watchdog.hpp"
 
 namespace ringcomm {
 
@@ -43,7 +44,14 @@ struct ChannelSpec {
   int recv_from = -1;             // rank in comm
   std::size_t bytes = 0;          // message size, identical on every rank
   int id = 0;                     // same on every rank: thread i uses channel i of its neighbours
+  double timeout_seconds = kDefaultTimeoutSeconds;  // bound of every wait (RINGCOMM_TIMEOUT; watchdog.hpp)
 };
+
+// Collective over spec.comm. Every backend calls it first when it opens a channel: ranks that open
+// one channel with different message sizes, ids or neighbours get the same collective Error naming
+// the values, instead of a transfer that overruns a slot or waits forever. `transport` names the
+// backend in the message.
+void verify_channel_spec(const ChannelSpec& spec, const std::string& transport);
 
 class Channel {
  public:
@@ -58,7 +66,14 @@ class Channel {
   virtual void start(int send, int recv, StreamRef stream) = 0;
   // After finish() returns, the received slot may be consumed on the host, or — for stream-ordered
   // transports — by work enqueued on `stream`; the sent slot may be overwritten likewise.
+  // Every wait is bounded by spec().timeout_seconds and ends in a TimeoutError (watchdog.hpp).
   virtual void finish(StreamRef stream) = 0;
+
+  // Stream-ordered transports: returns once everything queued on `stream` has completed, or throws
+  // a TimeoutError after spec().timeout_seconds (after aborting the exchange where the library
+  // allows). Ring calls it at the end of each circulate(), so a dead peer cannot leave the host
+  // blocked in a later fence. Host-completing transports have nothing left to wait for.
+  virtual void drain(StreamRef /*stream*/) {}
 
   // Bytes of buffers this channel allocated beyond its two slots (staging, bounce buffers).
   virtual std::size_t extra_bytes() const { return 0; }

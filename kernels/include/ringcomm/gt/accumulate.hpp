@@ -13,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "ringcomm/checkpoint.hpp"
 #include "ringcomm/distributed_array.hpp"
 #include "ringcomm/gt/dims.hpp"
 #include "ringcomm/ring.hpp"
@@ -29,8 +30,10 @@ struct Problem {
 std::size_t rounds(const Problem& problem, int ranks);
 
 struct RunStats {
-  double seconds = 0;        // wall time of the accumulation loop (max over ranks)
-  std::size_t rounds = 0;    // ring rounds (measurements per rank, padding included)
+  double seconds = 0;          // wall time of the accumulation loop (max over ranks)
+  std::size_t rounds = 0;      // ring rounds (measurements per rank, padding included)
+  std::size_t first_round = 0; // rounds restored from a checkpoint; the loop ran the others
+  std::size_t rounds_run() const { return rounds - first_round; }
 };
 
 // Called on world rank 0 after each round: (rounds done, rounds total).
@@ -41,9 +44,19 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 // (left out so that it can be timed, or skipped, separately). The ring must carry
 // Dims::message_entries() scalars. In round r the rank at sub-ring position o makes measurement
 // r·p + ring_index·S + o.
+//
+// With checkpoint.enabled(), the run continues from the newest round saved in checkpoint.directory
+// (if any; it must come from a run of the same problem, ranks and ring size, or every rank throws),
+// and saves every checkpoint.every_rounds rounds (0: about ten times per run) and after the last.
+// Saving is part of the timed loop.
 template <class Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
-                              DistributedArray<Scalar>& gt, const Progress& progress = {});
+                              DistributedArray<Scalar>& gt, const Progress& progress = {},
+                              const CheckpointSettings& checkpoint = {});
+
+// What a checkpoint of accumulate_with_ring records as the run's shape: a restart must match it.
+template <class Scalar>
+std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice);
 
 // Collective over `world`: every rank accumulates its measurements into a full G_t, and the sum is
 // reduced to world rank 0, which gets it (the others get an empty vector). stats->seconds includes

@@ -1,0 +1,53 @@
+#pragma once
+// MPI failures as ringcomm errors, and MPI requests waited for under the watchdog. Shared by the
+// backends built on MPI point-to-point calls (mpi, host) and by MPI-IO.
+//
+// Communicators a backend creates get MPI_ERRORS_RETURN (use_error_codes), so that a failed call
+// (a truncated message, a peer that vanished) comes back as a code that check_mpi turns into an
+// Error, instead of MPI's default of ending the job with a message that names no ring or step.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "ringcomm/watchdog.hpp"
+
+namespace ringcomm {
+
+// MPI's own text for an error code (MPI_Error_string).
+std::string mpi_error_text(int code);
+
+// Throws a (local) Error "<what> failed: <MPI's text>".
+[[noreturn]] void throw_mpi_error(int code, const char* what);
+// The same for a call on `count` requests whose `statuses` (or MPI_STATUSES_IGNORE) may hold the
+// code of each request (MPI_ERR_IN_STATUS).
+[[noreturn]] void throw_request_error(int code, const MPI_Status* statuses, int count, const char* what);
+
+// Throws unless code is MPI_SUCCESS.
+inline void check_mpi(int code, const char* what) {
+  if (code != MPI_SUCCESS) throw_mpi_error(code, what);
+}
+
+// Sets MPI_ERRORS_RETURN on `comm`.
+void use_error_codes(MPI_Comm comm);
+
+// Which of `count` requests are still incomplete (MPI_Request_get_status: nothing is freed).
+std::vector<bool> pending_requests(const MPI_Request* requests, int count);
+
+// MPI_Testall until all `count` requests completed, bounded by limit_seconds: on expiry throws the
+// TimeoutError describe(pending_requests(…)) returns a Stall for. `statuses` may be
+// MPI_STATUSES_IGNORE. `what` names the caller in MPI error messages.
+template <class Describe>
+void wait_for_requests(MPI_Request* requests, int count, MPI_Status* statuses, double limit_seconds, const char* what,
+                       Describe&& describe) {
+  wait_until(
+      [&] {
+        int done = 0;
+        const int code = MPI_Testall(count, requests, &done, statuses);
+        if (code != MPI_SUCCESS) throw_request_error(code, statuses, count, what);
+        return done != 0;
+      },
+      limit_seconds, [&] { return describe(pending_requests(requests, count)); });
+}
+
+}  // namespace ringcomm

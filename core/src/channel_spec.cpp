@@ -1,0 +1,35 @@
+#include <sstream>
+
+#include "ringcomm/collective.hpp"
+#include "ringcomm/transport.hpp"
+
+namespace ringcomm {
+
+void verify_channel_spec(const ChannelSpec& spec, const std::string& transport) {
+  const std::string context = "the message of " + transport + " channel " + std::to_string(spec.id) +
+                              " (ranks opened it with different sizes or ids)";
+  check_identical(spec.comm, {{"message bytes", std::to_string(spec.bytes)}, {"channel id", std::to_string(spec.id)}},
+                  context);
+  // Each rank must receive from the rank that sends to it; every rank checks the same gathered list,
+  // so all of them reach the same verdict.
+  const auto all = allgather_strings(spec.comm, std::to_string(spec.send_to) + " " + std::to_string(spec.recv_from));
+  const int size = static_cast<int>(all.size());
+  std::vector<int> send_to(size), recv_from(size);
+  for (int r = 0; r < size; ++r) {
+    std::istringstream fields(all[r]);
+    fields >> send_to[r] >> recv_from[r];
+  }
+  std::ostringstream problems;
+  for (int r = 0; r < size; ++r) {
+    const int to = send_to[r];
+    if (to < 0 || to >= size) problems << "\n  rank " << r << " sends to rank " << to << ", which is not in the ring";
+    else if (recv_from[to] != r)
+      problems << "\n  rank " << r << " sends to rank " << to << ", which receives from rank " << recv_from[to];
+  }
+  if (!problems.str().empty())
+    throw Error(transport + " channel " + std::to_string(spec.id) + ": the ranks' neighbours do not form a ring:" +
+                    problems.str(),
+                true);
+}
+
+}  // namespace ringcomm

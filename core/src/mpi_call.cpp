@@ -1,0 +1,39 @@
+#include "ringcomm/mpi_call.hpp"
+
+#include "ringcomm/error.hpp"
+
+namespace ringcomm {
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return "MPI error code " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+void throw_mpi_error(int code, const char* what) { throw Error(std::string(what) + " failed: " + mpi_error_text(code)); }
+
+void throw_request_error(int code, const MPI_Status* statuses, int count, const char* what) {
+  if (code != MPI_ERR_IN_STATUS || statuses == MPI_STATUSES_IGNORE) throw_mpi_error(code, what);
+  std::string text;
+  for (int i = 0; i < count; ++i) {
+    const int request_code = statuses[i].MPI_ERROR;
+    if (request_code == MPI_SUCCESS || request_code == MPI_ERR_PENDING) continue;
+    text += (text.empty() ? "" : "; ") + std::string("request ") + std::to_string(i) + ": " + mpi_error_text(request_code);
+  }
+  throw Error(std::string(what) + " failed: " + (text.empty() ? mpi_error_text(code) : text));
+}
+
+void use_error_codes(MPI_Comm comm) { check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"); }
+
+std::vector<bool> pending_requests(const MPI_Request* requests, int count) {
+  std::vector<bool> pending(static_cast<std::size_t>(count), false);
+  for (int i = 0; i < count; ++i) {
+    int done = 1;
+    if (requests[i] != MPI_REQUEST_NULL) MPI_Request_get_status(requests[i], &done, MPI_STATUS_IGNORE);
+    pending[static_cast<std::size_t>(i)] = done == 0;
+  }
+  return pending;
+}
+
+}  // namespace ringcomm

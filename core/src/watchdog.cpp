@@ -1,0 +1,73 @@
+#include "ringcomm/watchdog.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include "ringcomm/settings.hpp"
+
+namespace ringcomm {
+
+namespace {
+
+constexpr double kShortestTimeoutSeconds = 0.001;
+constexpr double kLongestTimeoutSeconds = 365.0 * 24 * 3600;
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+std::string timeout_message(const Stall& stall, double seconds, const std::string& ring_context) {
+  std::ostringstream msg;
+  msg << stall.transport << " transport: timed out after " << seconds_text(seconds) << " s (" << kTimeoutSetting
+      << ") waiting for " << stall.waiting_for;
+  if (stall.peer >= 0) msg << " (ring position " << stall.peer << ")";
+  if (stall.channel >= 0) msg << " on channel " << stall.channel;
+  msg << ", " << stall.bytes_outstanding << " bytes outstanding";
+  if (!stall.detail.empty()) msg << "; " << stall.detail;
+  if (!ring_context.empty()) msg << "; " << ring_context;
+  msg << ". The peer may have died or hung (see its output); if it is merely slow, raise " << kTimeoutSetting;
+  return msg.str();
+}
+
+}  // namespace
+
+double timeout_setting() {
+  const auto text = settings::env(kTimeoutSetting);
+  if (!text) return kDefaultTimeoutSeconds;
+  return settings::parse_real(*text, kTimeoutSetting, kShortestTimeoutSeconds, kLongestTimeoutSeconds);
+}
+
+TimeoutError::TimeoutError(Stall stall, double seconds, std::string ring_context)
+    : Error(timeout_message(stall, seconds, ring_context)),
+      stall_(std::move(stall)),
+      seconds_(seconds),
+      ring_context_(std::move(ring_context)) {}
+
+double abort_grace_seconds(const TimeoutError& error) { return std::min(1.0, error.seconds() / 2); }
+
+namespace watchdog_detail {
+
+// Spinning first keeps the latency of a step that completes a moment later at the poll's cost; a
+// longer wait yields the core (ranks may share it) and then sleeps, at most 1/32 of the time waited
+// so far, which bounds what the backoff adds to a slow step to about 3 %.
+void pause(std::chrono::steady_clock::duration waited, unsigned polls) {
+  using std::chrono::microseconds;
+  constexpr unsigned kSpinPolls = 64;
+  constexpr auto kYieldUntil = std::chrono::milliseconds(2);
+  constexpr auto kLongestSleep = std::chrono::milliseconds(1);
+  if (polls < kSpinPolls) return;
+  if (waited < kYieldUntil) {
+    std::this_thread::yield();
+    return;
+  }
+  const auto sleep = std::min<std::chrono::steady_clock::duration>(waited / 32, kLongestSleep);
+  std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(sleep, microseconds(1)));
+}
+
+}  // namespace watchdog_detail
+}  // namespace ringcomm

@@ -1,0 +1,185 @@
+// custom_kernel: a consume functor of one's own next to ringcomm's GtAccumulator, on the same Ring.
+//
+// Each round every rank writes one measurement (G_up, G_down, sign; SyntheticWalker stands in for a
+// QMC walker) into its ring slot, and one Ring::circulate feeds every message of the sub-ring to two
+// consumers at once:
+//   - ringcomm's GtAccumulator, which adds to this rank's slice of G_t, and
+//   - BubbleAccumulator below, which adds to this rank's slice of a different array: the particle-hole
+//     bubble  chi0(q, Ω) = Σ_σ Σ_{k,ω} G_σ(k,ω; k,ω) · G_σ(k+q, ω+Ω; k+q, ω+Ω)  (times the sign),
+//     for every cluster momentum q and Ω = 0 … E, split over the ring like G_t.
+// Both results are then checked against serial references on rank 0: exit status 1 on a mismatch.
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <vector>
+
+#include "command_line.hpp"
+#include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/walker.hpp"
+#include "ringcomm/ringcomm.hpp"
+
+namespace {
+
+using Scalar = Kokkos::complex<double>;
+using ringcomm::gt::Dims;
+
+// Position of the diagonal entry G[(k, w), (k, w)] in a G_σ matrix (nb = 1), w on G_t's frequency axis.
+KOKKOS_INLINE_FUNCTION std::size_t diagonal_at(int k, int w, int nc, int e_shift, std::size_t m) {
+  const std::size_t row = static_cast<std::size_t>(k + nc * (w + e_shift));
+  return row + m * row;
+}
+
+// One thread per chi0 entry of the slice: entry = q + Nc·Ω.
+struct BubbleKernel {
+  Kokkos::View<Scalar*> slice;
+  std::size_t first_entry;
+  Kokkos::View<const int*> add;  // add[k + Nc·q] = k + q
+  const Scalar* message;
+  int nc, n_freq, e_shift;
+  std::size_t m;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::size_t i) const {
+    const double sign = message[2 * m * m].real();
+    if (sign == 0.0) return;  // padding
+    const int entry = static_cast<int>(first_entry + i);
+    const int q = entry % nc, omega = entry / nc;
+    const Scalar* spins[2] = {message, message + m * m};
+    Scalar sum(0.0, 0.0);
+    for (const Scalar* g : spins)
+      for (int w = 0; w < n_freq; ++w)
+        for (int k = 0; k < nc; ++k)
+          sum += g[diagonal_at(k, w, nc, e_shift, m)] * g[diagonal_at(add(k + nc * q), w + omega, nc, e_shift, m)];
+    slice(i) += sign * sum;
+  }
+};
+
+// The consume functor: called by Ring::circulate with each message of the sub-ring.
+class BubbleAccumulator {
+ public:
+  BubbleAccumulator(const Dims& dims, const ringcomm::DistributedArray<Scalar>& chi0) : dims_(dims), chi0_(chi0) {
+    const ringcomm::gt::ClusterTables tables = ringcomm::gt::make_cluster_tables(dims.Lx, dims.Ly);
+    Kokkos::View<int*> add("cluster add table", tables.add.size());
+    Kokkos::deep_copy(add, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(tables.add.data(),
+                                                                                                 tables.add.size()));
+    add_ = add;
+  }
+
+  void operator()(const void* message, int /*origin*/) const {
+    const BubbleKernel kernel{chi0_.local(),  chi0_.range().begin, add_, static_cast<const Scalar*>(message),
+                              dims_.Nc(),     dims_.n_freq,        dims_.E(),
+                              static_cast<std::size_t>(dims_.M())};
+    Kokkos::parallel_for("custom_kernel: bubble", Kokkos::RangePolicy<ringcomm::ExecSpace>(0, chi0_.local().extent(0)),
+                         kernel);
+  }
+
+  static std::size_t entries(const Dims& dims) { return static_cast<std::size_t>(dims.Nc()) * (dims.E() + 1); }
+
+ private:
+  Dims dims_;
+  const ringcomm::DistributedArray<Scalar>& chi0_;
+  Kokkos::View<const int*> add_;
+};
+
+// chi0 from the same measurements, serially and in the plainest form.
+std::vector<std::complex<double>> reference_bubble(const ringcomm::gt::Problem& problem) {
+  const Dims& d = problem.dims;
+  const ringcomm::gt::SyntheticWalker walker(d, problem.seed, problem.measurements);
+  const auto m = static_cast<std::size_t>(d.M());
+  std::vector<std::complex<double>> chi0(BubbleAccumulator::entries(d));
+  for (std::size_t id = 0; id < problem.measurements; ++id) {
+    const std::vector<Scalar> message = walker.host_message<Scalar>(id);
+    auto g = [&](int spin, int kx, int ky, int w) {
+      const int k = (kx % d.Lx) + d.Lx * (ky % d.Ly);
+      const Scalar value = message[spin * m * m + diagonal_at(k, w, d.Nc(), d.E(), m)];
+      return std::complex<double>(value.real(), value.imag());
+    };
+    for (int omega = 0; omega <= d.E(); ++omega)
+      for (int q = 0; q < d.Nc(); ++q)
+        for (int spin = 0; spin < 2; ++spin)
+          for (int w = 0; w < d.n_freq; ++w)
+            for (int k = 0; k < d.Nc(); ++k) {
+              const int kx = k % d.Lx, ky = k / d.Lx, qx = q % d.Lx, qy = q / d.Lx;
+              chi0[q + d.Nc() * omega] +=
+                  message[2 * m * m].real() * g(spin, kx, ky, w) * g(spin, kx + qx, ky + qy, w + omega);
+            }
+  }
+  return chi0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 4;
+  ringcomm::cli::CommandLine cli(
+      "custom_kernel",
+      "Runs a consume functor of its own (the particle-hole bubble chi0(q, Omega) from each measurement's G_sigma) "
+      "next to ringcomm's GtAccumulator on one Ring, and checks both results against serial references. Exit "
+      "status 1 on a mismatch. Run under mpirun; RINGCOMM_TRANSPORT and RINGCOMM_RING_SIZE apply.");
+  cli.option("--rounds", "N", "measurements per rank (default 4)",
+             [&](const std::string& v) { rounds = static_cast<int>(ringcomm::settings::parse_integer(v, "--rounds", 1, 1000)); });
+
+  return ringcomm::cli::run_program(argc, argv, cli, [&] {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    ringcomm::gt::Problem problem;
+    problem.dims.Lx = 4;
+    problem.dims.Ly = 4;
+    problem.dims.n_freq = 8;
+    problem.dims.exchange_momenta = {0, 10};
+    problem.dims.exchange_frequencies = {0, 2};
+    problem.channel = ringcomm::gt::Channel::ph_charge;
+    problem.seed = 11;
+    problem.measurements = static_cast<std::size_t>(rounds) * ranks;
+    const Dims& dims = problem.dims;
+
+    ringcomm::Topology topology(MPI_COMM_WORLD, ringcomm::requested_ring_size(ranks));
+    ringcomm::TransportContext context;
+    context.memory = ringcomm::data_memory_kind();
+    auto selection = ringcomm::select_transport(ringcomm::requested_transport(), context);
+    ringcomm::Ring ring(*selection.transport, topology, dims.message_entries() * sizeof(Scalar));
+
+    ringcomm::DistributedArray<Scalar> gt(topology, dims.entries(), "G_t");
+    ringcomm::DistributedArray<Scalar> chi0(topology, BubbleAccumulator::entries(dims), "chi0");
+    Kokkos::deep_copy(gt.local(), Scalar(0.0));
+    Kokkos::deep_copy(chi0.local(), Scalar(0.0));
+    const ringcomm::gt::GtAccumulator<Scalar> accumulate_gt(dims, problem.channel, gt.local(), gt.range());
+    const BubbleAccumulator accumulate_chi0(dims, chi0);
+    auto both = [&](const void* message, int origin) {
+      accumulate_gt(message, origin);
+      accumulate_chi0(message, origin);
+    };
+
+    const ringcomm::gt::SyntheticWalker walker(dims, problem.seed, problem.measurements);
+    for (int round = 0; round < rounds; ++round) {
+      // The numbering of gt::accumulate_with_ring, so that gt::reference_gt applies.
+      walker.write<Scalar>(static_cast<std::size_t>(round) * ranks + rank, ring.outgoing());
+      ring.circulate(both);
+    }
+    gt.sum_across_rings();
+    chi0.sum_across_rings();
+    const std::vector<Scalar> gt_all = gt.gather();
+    const std::vector<Scalar> chi0_all = chi0.gather();
+
+    bool ok = true;
+    std::string failure;
+    if (rank == 0) {
+      const auto gt_error = ringcomm::gt::compare(gt_all, ringcomm::gt::reference_gt<Scalar>(problem));
+      const auto chi0_error = ringcomm::gt::compare(chi0_all, reference_bubble(problem));
+      constexpr double kTolerance = 1e-12;  // only the order of the sums differs
+      ok = gt_error.linf <= kTolerance && chi0_error.linf <= kTolerance;
+      std::printf("custom_kernel: transport %s, %s, %d measurements\n", selection.transport->name().c_str(),
+                  topology.describe().c_str(), rounds * ranks);
+      std::printf("  chi0(q, Omega), %zu entries, against its serial reference: l1 %.2e, l2 %.2e, linf %.2e\n",
+                  chi0_all.size(), chi0_error.l1, chi0_error.l2, chi0_error.linf);
+      std::printf("  G_t (%s), %zu entries, against gt::reference_gt:       l1 %.2e, l2 %.2e, linf %.2e\n",
+                  ringcomm::gt::to_string(problem.channel).c_str(), gt_all.size(), gt_error.l1, gt_error.l2,
+                  gt_error.linf);
+      std::printf("  %s (tolerance %.0e)\n", ok ? "both match" : "MISMATCH", kTolerance);
+      failure = "a ring result differs from its serial reference (errors above)";
+    }
+    ringcomm::agree(MPI_COMM_WORLD, ok, failure);
+    return 0;
+  });
+}

@@ -1,0 +1,33 @@
+// flip_byte FILE OFFSET: inverts the bits of one byte of FILE in place; a negative OFFSET counts
+// from the end. For tests that damage a file on purpose (tests/checkpoint_restart.cmake).
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: flip_byte FILE OFFSET\n");
+    return 2;
+  }
+  std::fstream file(argv[1], std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(0, std::ios::end);
+  const long long size = file.tellg();
+  long long offset = std::atoll(argv[2]);
+  if (offset < 0) offset += size;
+  if (!file || offset < 0 || offset >= size) {
+    std::fprintf(stderr, "flip_byte: %s has no byte at offset %s\n", argv[1], argv[2]);
+    return 1;
+  }
+  char byte = 0;
+  file.seekg(offset);
+  file.read(&byte, 1);
+  byte = static_cast<char>(~byte);
+  file.seekp(offset);
+  file.write(&byte, 1);
+  if (!file) {
+    std::fprintf(stderr, "flip_byte: cannot rewrite %s\n", argv[1]);
+    return 1;
+  }
+  std::printf("flip_byte: inverted byte %lld of %s\n", offset, argv[1]);
+  return 0;
+}

@@ -1,0 +1,31 @@
+# Reliability: checkpoint/restart of ring_compare, the parallel .npy writer, misbehaving peers and
+# the fuzzing of every parser of user input. (Failure injection has its own file: fault_tests.cmake.)
+
+# Checkpoint/restart end to end (tests/checkpoint_restart.cmake explains each mode).
+add_executable(flip_byte flip_byte.cpp)
+foreach(mode restart damaged ranks problem)
+  add_test(NAME checkpoint_${mode}
+    COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}
+            -DRING_COMPARE=$<TARGET_FILE:ring_compare> -DFLIP_BYTE=$<TARGET_FILE:flip_byte>
+            -DWORK=${CMAKE_CURRENT_BINARY_DIR}/checkpoint_tests/${mode} -DMODE=${mode}
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_restart.cmake)
+  set_tests_properties(checkpoint_${mode} PROPERTIES
+    TIMEOUT 300 PROCESSORS 4 LABELS "checkpoint;sanitize" ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
+endforeach()
+
+# The parts that need no program: checkpoints, the .npy writer and reader, channel set-up checks.
+ringcomm_add_mpi_test(test_reliability SOURCES test_reliability.cpp reliability_checkpoint.cpp reliability_write.cpp
+                      conformance.cpp RANKS 1 2 4)
+
+# ring_compare --write on 4 ranks in 2 sub-rings: numpy must load the file and find the gathered G_t
+# of --dump in it, exactly (test_reliability_p4 checks the same in C++ where numpy is missing).
+if(RINGCOMM_NUMPY_PYTHON)
+  set(_write_dir ${CMAKE_CURRENT_BINARY_DIR}/program_tests/write_npy_p4_s2)
+  ringcomm_add_program_test(write_npy_p4_s2 PROGRAM ring_compare RANKS 4
+    ARGS --transports mpi --ring-size 2 --nb 2 --lx 3 --ly 2 --nfreq 4 --exchange-momenta 0,4
+         --exchange-frequencies 0,2 --measurements 9 --dump ${_write_dir}/dump --write ${_write_dir}/gt_written.npy
+    EXPECT "G_t written to .*gt_written.npy"
+    AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_written_npy.py ${_write_dir}/gt_written.npy
+          ${_write_dir}/dump/gt.npy)
+  unset(_write_dir)
+endif()
