@@ -46,7 +46,9 @@ struct Variant {
   std::function<void()> step;
   std::function<void()> drain;
   std::vector<double> samples;
-  double seconds = 0;  // median per step
+  double seconds = 0;           // median per step
+  double setup_seconds = 0;     // opening it for this size (allocations, connections)
+  double sampling_seconds = 0;  // warm-up and samples
 };
 
 struct SizeResult {
@@ -67,15 +69,19 @@ struct SizeResult {
 void sample_interleaved(MPI_Comm comm, const Options& o, std::vector<Variant>& variants) {
   std::vector<long> steps;
   for (auto& v : variants) {
+    const double start = MPI_Wtime();
     const double warm = bench::seconds_per_step(comm, 2, v.step, v.drain);
     steps.push_back(bench::steps_for(comm, warm, o.sample_seconds, 2, 100000));
+    v.sampling_seconds += MPI_Wtime() - start;
   }
   const std::size_t n = variants.size();
   for (int r = 0; r < o.repetitions; ++r)
     for (std::size_t i = 0; i < n; ++i) {
       // Rotating the order cancels any advantage of following a particular variant.
       const std::size_t k = (i + static_cast<std::size_t>(r)) % n;
+      const double start = MPI_Wtime();
       variants[k].samples.push_back(bench::seconds_per_step(comm, steps[k], variants[k].step, variants[k].drain));
+      variants[k].sampling_seconds += MPI_Wtime() - start;
     }
   for (auto& v : variants) v.seconds = bench::median(v.samples);
 }
@@ -85,13 +91,27 @@ SizeResult measure(const Options& o, std::vector<bench::TransportUnderTest>& tra
                    std::size_t bytes) {
   using bench::PinnedCopies;
   const MPI_Comm comm = topology.ring_comm();
-  raw.resize(bytes);
   std::vector<std::unique_ptr<Ring>> rings;
   SizeResult result;
   result.bytes = bytes;
   auto& v = result.variants;
-  v.push_back({kBaseline, "baseline", "grouped ncclSend/ncclRecv on a private stream, written in the benchmark",
-               [&] { raw.step(); }, [&] { raw.drain(); }, {}, 0});
+  // Each variant's setup time runs from the previous one's end to its own entry.
+  double setup_start = MPI_Wtime();
+  const auto add = [&](const std::string& name, const std::string& role, const std::string& what,
+                       std::function<void()> step, std::function<void()> drain) {
+    Variant variant;
+    variant.name = name;
+    variant.role = role;
+    variant.what = what;
+    variant.step = std::move(step);
+    variant.drain = std::move(drain);
+    variant.setup_seconds = MPI_Wtime() - setup_start;
+    v.push_back(std::move(variant));
+    setup_start = MPI_Wtime();
+  };
+  raw.resize(bytes);
+  add(kBaseline, "baseline", "grouped ncclSend/ncclRecv on a private stream, written in the benchmark",
+       [&] { raw.step(); }, [&] { raw.drain(); });
   // Each transport's channel, opened by a Ring, steps like the raw ring: back to back, one drain at
   // the end of a sample (Ring::circulate would drain after every round of S-1 steps).
   std::vector<std::unique_ptr<bench::ChannelStepper>> steppers;
@@ -100,7 +120,7 @@ SizeResult measure(const Options& o, std::vector<bench::TransportUnderTest>& tra
     rings.push_back(std::make_unique<Ring>(transport, topology, bytes));
     steppers.push_back(std::make_unique<bench::ChannelStepper>(rings.back()->channel()));
     bench::ChannelStepper& stepper = *steppers.back();
-    v.push_back({name, role, what, [&stepper] { stepper.step(); }, [&stepper] { stepper.drain(); }, {}, 0});
+    add(name, role, what, [&stepper] { stepper.step(); }, [&stepper] { stepper.drain(); });
   };
   for (auto& t : transports)
     if (t.transport) add_transport(*t.transport, t.name, "transport", describe(t.transport->capabilities()));
@@ -108,17 +128,17 @@ SizeResult measure(const Options& o, std::vector<bench::TransportUnderTest>& tra
     add_transport(*mpi_pinned->transport, "mpi_pinned_host", "ceiling",
                   "mpi transport between pinned host buffers (the host transport's MPI stage)");
   bench::PeerCopy peer(comm, topology.right(), bytes);
+  add("peer_copy_ce", "ceiling", "cudaMemcpyAsync into the right neighbour's buffer via CUDA IPC, back to back",
+       [&] { peer.step(); }, [&] { peer.drain(); });
   PinnedCopies download(PinnedCopies::Direction::download, bytes);
+  add("pinned_d2h", "ceiling", "cudaMemcpyAsync device to pinned host", [&] { download.step(); },
+       [&] { download.drain(); });
   PinnedCopies upload(PinnedCopies::Direction::upload, bytes);
+  add("pinned_h2d", "ceiling", "cudaMemcpyAsync pinned host to device", [&] { upload.step(); },
+       [&] { upload.drain(); });
   PinnedCopies both(PinnedCopies::Direction::both, bytes);
-  v.push_back({"peer_copy_ce", "ceiling", "cudaMemcpyAsync into the right neighbour's buffer via CUDA IPC, back to back",
-               [&] { peer.step(); }, [&] { peer.drain(); }, {}, 0});
-  v.push_back({"pinned_d2h", "ceiling", "cudaMemcpyAsync device to pinned host", [&] { download.step(); },
-               [&] { download.drain(); }, {}, 0});
-  v.push_back({"pinned_h2d", "ceiling", "cudaMemcpyAsync pinned host to device", [&] { upload.step(); },
-               [&] { upload.drain(); }, {}, 0});
-  v.push_back({"pinned_both", "ceiling", "device to pinned host and back at once, two streams (per direction)",
-               [&] { both.step(); }, [&] { both.drain(); }, {}, 0});
+  add("pinned_both", "ceiling", "device to pinned host and back at once, two streams (per direction)",
+       [&] { both.step(); }, [&] { both.drain(); });
   sample_interleaved(topology.world(), o, v);
   // The step functions refer to objects that end here; the results keep only numbers.
   for (auto& variant : v) variant.step = variant.drain = nullptr;
@@ -180,11 +200,27 @@ json::Value results_as_json(const std::vector<SizeResult>& results) {
       cell["GBps"] = r.gbps(v.name);
       cell["ratio_to_raw_nccl"] = r.ratio(v.name);
       cell["samples"] = v.samples;
+      cell["setup_seconds"] = v.setup_seconds;
+      cell["sampling_seconds"] = v.sampling_seconds;
       row["variants"][v.name] = cell;
     }
     rows.push_back(row);
   }
   return rows;
+}
+
+// Where a size's time went: "256 MiB: setup 1.20 s (nccl 0.90, …), sampling 2.10 s (host 0.70, …)".
+std::string time_spent(const SizeResult& r) {
+  double setup = 0, sampling = 0;
+  std::string setups, samplings;
+  for (const auto& v : r.variants) {
+    setup += v.setup_seconds;
+    sampling += v.sampling_seconds;
+    setups += (setups.empty() ? "" : ", ") + v.name + report::format(" %.2f", v.setup_seconds);
+    samplings += (samplings.empty() ? "" : ", ") + v.name + report::format(" %.2f", v.sampling_seconds);
+  }
+  return format_bytes(static_cast<double>(r.bytes)) + report::format(": setup %.2f s (", setup) + setups +
+         report::format("), sampling %.2f s (", sampling) + samplings + ")";
 }
 
 std::string results_as_table(const std::vector<SizeResult>& results) {
@@ -241,8 +277,11 @@ int run(const Options& o, const std::string& command_line) {
   for (const std::size_t bytes : o.sizes) {
     results.push_back(measure(o, transports, &pinned.front(), topology, raw, bytes));
     progress.update(results.size(), o.sizes.size());
+    if (print) std::fprintf(stderr, "%s\n", time_spent(results.back()).c_str());
+    // Rewritten after every size, so that a run cut short keeps what it measured.
+    out["results"] = results_as_json(results);
+    write_json();
   }
-  out["results"] = results_as_json(results);
   const Targets targets = check_targets(results);
   out["targets"] = targets.json();
   if (print) std::printf("%s\ntargets:\n%s", results_as_table(results).c_str(), targets.summary().c_str());

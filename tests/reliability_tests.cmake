@@ -29,3 +29,15 @@ if(RINGCOMM_NUMPY_PYTHON)
           ${_write_dir}/dump/gt.npy)
   unset(_write_dir)
 endif()
+
+# Property tests of every parser of user input (settings, RINGCOMM_* variables, command lines).
+ringcomm_add_mpi_test(test_settings_fuzz SOURCES test_settings_fuzz.cpp conformance.cpp
+                      ${PROJECT_SOURCE_DIR}/examples/ring_compare/options.cpp RANKS 1)
+target_include_directories(test_settings_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/examples/ring_compare)
+target_link_libraries(test_settings_fuzz PRIVATE ringcomm_program_support)
+if(RINGCOMM_BUILD_EXAMPLES)
+  target_include_directories(test_settings_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/bench)
+  target_link_libraries(test_settings_fuzz PRIVATE ringcomm_bench_support)
+  target_compile_definitions(test_settings_fuzz PRIVATE RINGCOMM_FUZZ_BENCH)
+endif()
+set_tests_properties(test_settings_fuzz_p1 PROPERTIES LABELS sanitize)

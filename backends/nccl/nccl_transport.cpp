@@ -51,6 +51,7 @@ class NcclChannel final : public Channel {
         for (int s = 0; s < kSlots; ++s)
           RINGCOMM_NCCL(ncclCommRegister(communicator_->get(), slots_[s].data(), spec.bytes, &registrations_[s]));
       });
+    connect_peers();
   }
 
   ~NcclChannel() override {
@@ -76,11 +77,7 @@ class NcclChannel final : public Channel {
     int current = -1;
     RINGCOMM_CUDA(cudaGetDevice(&current));
     if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
-    ncclComm_t comm = communicator_->get();
-    RINGCOMM_NCCL(ncclGroupStart());
-    RINGCOMM_NCCL(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, cuda_stream));
-    RINGCOMM_NCCL(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, cuda_stream));
-    RINGCOMM_NCCL(ncclGroupEnd());
+    enqueue_exchange(send, recv, cuda_stream);
     last_stream_ = cuda_stream;
     started_ = true;
   }
@@ -97,6 +94,32 @@ class NcclChannel final : public Channel {
   }
 
  private:
+  void enqueue_exchange(int send, int recv, cudaStream_t stream) {
+    ncclComm_t comm = communicator_->get();
+    RINGCOMM_NCCL(ncclGroupStart());
+    RINGCOMM_NCCL(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, stream));
+    RINGCOMM_NCCL(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, stream));
+    RINGCOMM_NCCL(ncclGroupEnd());
+  }
+
+  // NCCL connects to a peer at the first exchange with it, which takes tens of milliseconds and would
+  // land in the first ring round. One exchange of the slots, whose contents mean nothing yet, moves
+  // that cost into open_channel().
+  void connect_peers() {
+    collectively(spec_.comm, [&] {
+      cudaStream_t stream = nullptr;
+      RINGCOMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      try {
+        enqueue_exchange(0, 1, stream);
+        communicator_->wait_idle(stream, spec_.timeout_seconds, stall("the first exchange, which connects the peers"));
+      } catch (...) {
+        cudaStreamDestroy(stream);
+        throw;
+      }
+      RINGCOMM_CUDA(cudaStreamDestroy(stream));
+    });
+  }
+
   Stall stall(const char* waiting_for) const {
     Stall stall;
     stall.transport = "nccl";

@@ -6,8 +6,7 @@
 namespace ringcomm {
 
 void verify_channel_spec(const ChannelSpec& spec, const std::string& transport) {
-  const std::string context = "the message of " + transport + " channel " + std::to_string(spec.id) +
-                              " (ranks opened it with different sizes or ids)";
+  const std::string context = "the message size of " + transport + " channel " + std::to_string(spec.id);
   check_identical(spec.comm, {{"message bytes", std::to_string(spec.bytes)}, {"channel id", std::to_string(spec.id)}},
                   context);
   // Each rank must receive from the rank that sends to it; every rank checks the same gathered list,

@@ -84,6 +84,10 @@ struct ParsedHeader {
 }  // namespace
 
 CheckpointSettings checkpoint_settings(MPI_Comm world) {
+  check_identical(world,
+                  {{kCheckpointSetting, settings::env(kCheckpointSetting).value_or("(unset)")},
+                   {kCheckpointEverySetting, settings::env(kCheckpointEverySetting).value_or("(unset)")}},
+                  "the checkpoint settings");
   return collectively(world, [] {
     CheckpointSettings s;
     s.directory = settings::env(kCheckpointSetting).value_or("");

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "ringcomm/collective.hpp"
+#include "ringcomm/settings.hpp"
 
 namespace ringcomm {
 
@@ -29,6 +30,8 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
                   "the ring's message");
   if (message_bytes == 0) throw Error("a ring message must have at least one byte", true);
   // A bad RINGCOMM_TIMEOUT is reported by every rank before anything waits on it.
+  check_identical(topology.world(), {{kTimeoutSetting, settings::env(kTimeoutSetting).value_or("(unset)")}},
+                  std::string("the watchdog's timeout (") + kTimeoutSetting + ")");
   collectively(topology.world(), [] { timeout_setting(); });
   const ChannelSpec spec = ring_channel_spec(topology, message_bytes, channel_id);
   channel_ = collectively(topology.world(), [&] { return transport.open_channel(spec); });

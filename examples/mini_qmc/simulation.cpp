@@ -15,6 +15,8 @@ namespace mini_qmc {
 
 namespace {
 
+using GtScalar = Kokkos::complex<double>;
+
 // Sign-weighted sums of one rank's equal-time observables.
 struct EqualTimeSums {
   double sign = 0;
@@ -117,7 +119,7 @@ RunSummary run_simulation(const RunSettings& settings) {
   ringcomm::agree(MPI_COMM_WORLD, totals[0] != 0.0,
                   "the signs of all measurements sum to zero: the sign problem is too severe for this run");
   scale_slice(gt, 1.0 / totals[0]);
-  write_gt(settings.gt_path, dims, gt);
+  gt.write_npy(settings.gt_path, gt_file_shape(dims));
 
   RunSummary summary;
   summary.transport = selection.transport->name();

@@ -50,7 +50,12 @@ void check_dims(const Options& o) {
       throw Error("--exchange-momenta: momentum " + std::to_string(q) + " is not valid: expected indices in [0, " +
                   std::to_string(nc) + ") for the " + std::to_string(o.dims.Lx) + "x" + std::to_string(o.dims.Ly) +
                   " cluster (--lx, --ly)");
-  o.dims.validate();
+  try {
+    o.dims.validate();
+  } catch (const Error& e) {
+    // The kernels name fields (M, N, …); the user must learn which options make them.
+    throw Error(std::string(e.what()) + " (set by --nb, --lx, --ly, --nfreq, --exchange-momenta, --exchange-frequencies)");
+  }
   if (!o.dump_dir.empty() && o.dims.entries() > o.compare_limit)
     throw Error("--dump needs the gathered G_t, but " + std::to_string(o.dims.entries()) +
                 " entries exceed --compare-limit=" + std::to_string(o.compare_limit));
