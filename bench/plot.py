@@ -3,10 +3,10 @@
 
     python3 bench/plot.py --out docs/results pingpong.json ring_bandwidth.json kernel_bandwidth.json
 
-Each file is recognised by its metadata.program (pingpong, ring_bandwidth, kernel_bandwidth) and gives:
-  pingpong          -> pingpong_latency.png, pingpong_bandwidth.png
-  ring_bandwidth    -> ring_bandwidth.png (GB/s), ring_bandwidth_ratio.png (x raw NCCL)
-  kernel_bandwidth  -> kernel_bandwidth.png
+Each file is recognised by its metadata.program and gives, named after the file (NAME.json):
+  pingpong          -> NAME_latency.png, NAME_bandwidth.png
+  ring_bandwidth    -> NAME.png (GB/s), NAME_ratio.png (x raw NCCL)
+  kernel_bandwidth  -> NAME.png
 Needs matplotlib (pip install matplotlib).
 """
 import argparse
@@ -54,11 +54,11 @@ def save(fig, out_dir, name):
     print(f"wrote {path}")
 
 
-def plot_pingpong(data, out_dir):
+def plot_pingpong(data, out_dir, stem):
     measured = [t for t in data["transports"] if "results" in t]
     for key, ylabel, name, log_y in (
-        ("latency_us", "latency (us, half round trip)", "pingpong_latency.png", True),
-        ("bandwidth_GBps", "bandwidth (GB/s, one direction)", "pingpong_bandwidth.png", False),
+        ("latency_us", "latency (us, half round trip)", f"{stem}_latency.png", True),
+        ("bandwidth_GBps", "bandwidth (GB/s, one direction)", f"{stem}_bandwidth.png", False),
     ):
         fig, ax = plt.subplots(figsize=(8, 5))
         sizes = []
@@ -76,7 +76,7 @@ def plot_pingpong(data, out_dir):
         save(fig, out_dir, name)
 
 
-def plot_ring_bandwidth(data, out_dir):
+def plot_ring_bandwidth(data, out_dir, stem):
     if "results" not in data:
         print(f"ring_bandwidth: nothing to plot ({data.get('skipped', 'no results')})", file=sys.stderr)
         return
@@ -84,8 +84,8 @@ def plot_ring_bandwidth(data, out_dir):
     sizes = [r["bytes"] for r in rows]
     names = list(rows[0]["variants"].keys())
     styles = {"baseline": dict(linewidth=3, color="black"), "transport": dict(linewidth=2), "ceiling": dict(linestyle="--", linewidth=1)}
-    for key, ylabel, name in (("GBps", "GB/s per rank and direction", "ring_bandwidth.png"),
-                              ("ratio_to_raw_nccl", "bandwidth / raw NCCL ring", "ring_bandwidth_ratio.png")):
+    for key, ylabel, name in (("GBps", "GB/s per rank and direction", f"{stem}.png"),
+                              ("ratio_to_raw_nccl", "bandwidth / raw NCCL ring", f"{stem}_ratio.png")):
         fig, ax = plt.subplots(figsize=(9, 5.5))
         for n in names:
             role = rows[0]["variants"][n]["role"]
@@ -104,7 +104,7 @@ def plot_ring_bandwidth(data, out_dir):
         save(fig, out_dir, name)
 
 
-def plot_kernel_bandwidth(data, out_dir):
+def plot_kernel_bandwidth(data, out_dir, stem):
     rows = data["results"]
     channels = [r["channel"] for r in rows]
     xs = range(len(rows))
@@ -120,14 +120,16 @@ def plot_kernel_bandwidth(data, out_dir):
     ax.set_title(f"G_t kernel vs HBM copy ({data.get('precision', '')}, {data.get('entries', '')} entries)\n{subtitle(data)}")
     ax.legend()
     ax.grid(True, axis="y", alpha=0.3)
-    save(fig, out_dir, "kernel_bandwidth.png")
+    save(fig, out_dir, f"{stem}.png")
 
 
 PLOTTERS = {"pingpong": plot_pingpong, "ring_bandwidth": plot_ring_bandwidth, "kernel_bandwidth": plot_kernel_bandwidth}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(plotters=None, description=__doc__):
+    """Plots each file named on the command line with plotters[metadata.program] (default PLOTTERS)."""
+    plotters = plotters or PLOTTERS
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", help="JSON files written by the benchmarks' --json option")
     parser.add_argument("--out", default=".", help="folder for the PNG files (default: the current one)")
     args = parser.parse_args()
@@ -137,12 +139,12 @@ def main():
         with open(path) as f:
             data = json.load(f)
         program = data.get("metadata", {}).get("program")
-        plotter = PLOTTERS.get(program)
+        plotter = plotters.get(program)
         if plotter is None:
             print(f"{path}: not a benchmark file this script knows (metadata.program = {program!r})", file=sys.stderr)
             status = 1
             continue
-        plotter(data, args.out)
+        plotter(data, args.out, os.path.splitext(os.path.basename(path))[0])
     return status
 
 

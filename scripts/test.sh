@@ -3,7 +3,9 @@
 #   1. configure and build with the `cpu` preset (build/cpu),
 #   2. install to a temporary prefix and build and run tests/consumer, an outside project that
 #      uses find_package(ringcomm) with a consume functor of its own, on 2 MPI ranks,
-#   3. ctest (its summary line "100% tests passed, …" comes last).
+#   3. the same tests built with AddressSanitizer and UndefinedBehaviorSanitizer (preset asan,
+#      build/asan; RINGCOMM_SKIP_SANITIZERS=1 leaves this out),
+#   4. ctest (its summary line "100% tests passed, …" comes last).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
@@ -22,6 +24,15 @@ cmake -S tests/consumer -B "$prefix/consumer-build" -G Ninja -DCMAKE_BUILD_TYPE=
 cmake --build "$prefix/consumer-build" --parallel "$(ringcomm_jobs)"
 mpirun -np 2 "$prefix/consumer-build/byte_histogram"
 scripts/test_embedding.sh "$prefix/usr" "$prefix/embedding"  # examples/mini_qmc and custom_kernel against the installation
+
+if [[ ${RINGCOMM_SKIP_SANITIZERS:-0} != 1 ]]; then
+  # Every test again, instrumented: memory errors and undefined behaviour fail them. About as long
+  # as the build and tests above.
+  echo "== sanitizers: configure, build and ctest (preset asan)"
+  cmake --preset asan
+  cmake --build --preset asan --parallel "$(ringcomm_jobs)"
+  ctest --preset asan
+fi
 
 echo "== ctest"
 ctest --preset cpu

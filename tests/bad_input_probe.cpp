@@ -1,4 +1,5 @@
-// Walks through a ringcomm program's start-up — thread level, topology, transport, ring, G_t slice —
+// Walks through a ringcomm program's start-up — thread level, walker schedule, ring size, transport,
+// rings, G_t slice —
 // with sizes from the command line and settings from the environment, so that expect_failure.cmake
 // can provoke each kind of bad input and check how every rank reports it.
 //
@@ -56,12 +57,18 @@ int probe(const Options& options) {
   if (options.need_thread_multiple) require_thread_level(MPI_COMM_WORLD, MPI_THREAD_MULTIPLE, "bad_input_probe");
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const Topology topology(MPI_COMM_WORLD, requested_ring_size(ranks));
+  const WalkerSchedule schedule = requested_schedule(MPI_COMM_WORLD);
+  RingMemoryNeeds needs;
+  needs.gt_entries = options.gt_entries;
+  needs.scalar_bytes = sizeof(Kokkos::complex<double>);
+  needs.message_bytes = options.message_bytes;
+  needs.rings_per_rank = static_cast<std::size_t>(schedule.threads) * directions_of_thread(schedule, 0).size();
+  const Topology topology(MPI_COMM_WORLD, resolve_ring_size(MPI_COMM_WORLD, ranks, needs));
   TransportContext ctx;
   ctx.memory = data_memory_kind();
   const Selection selection = select_transport(requested_transport(), ctx);
-  Ring ring(*selection.transport, topology, options.message_bytes);
-  ring.circulate([](const void*, int) {});
+  RingTeam team(*selection.transport, topology, options.message_bytes, schedule);
+  team.run([&](int thread) { team.ring(thread, 0).circulate([](const void*, int) {}, team.exec(thread)); });
   const DistributedArray<Kokkos::complex<double>> gt(topology, options.gt_entries);
   if (topology.world_rank() == 0)
     std::printf("bad_input_probe: %s, transport %s, %zu-byte messages, %zu G_t entries: all ranks fine\n",

@@ -75,3 +75,20 @@ ringcomm_add_failure_test(gt_slice_too_large RANKS 2 ARGS --gt-entries 100000000
          "of (host|device) memory but only [0-9.]+ [KMGT]?i?B of [0-9.]+ [KMGT]?i?B is free")
 ringcomm_add_failure_test(thread_level_too_low RANKS 2 ARGS --thread-level single --need-thread-multiple
   EXPECT "needs MPI initialised with MPI_THREAD_MULTIPLE but it provides MPI_THREAD_SINGLE")
+
+ringcomm_add_failure_test(threads_without_thread_multiple RANKS 2 ENV RINGCOMM_THREADS=2
+  EXPECT "RINGCOMM_THREADS=2 \\(each walker thread drives its own ring\\) needs MPI initialised with MPI_THREAD_MULTIPLE")
+ringcomm_add_failure_test(threads_zero RANKS 2 ENV RINGCOMM_THREADS=0
+  EXPECT "RINGCOMM_THREADS='0' is not valid: expected an integer in \\[1, 256\\]")
+ringcomm_add_failure_test(threads_not_a_number RANKS 2 ENV RINGCOMM_THREADS=abc
+  EXPECT "RINGCOMM_THREADS='abc' is not valid")
+ringcomm_add_failure_test(direction_unknown RANKS 2 ENV RINGCOMM_DIRECTION=sideways
+  EXPECT "RINGCOMM_DIRECTION='sideways' is not valid: expected one of: uni, bi")
+ringcomm_add_failure_test(overlap_unknown RANKS 2 ENV RINGCOMM_OVERLAP=sometimes
+  EXPECT "RINGCOMM_OVERLAP='sometimes' is not valid: expected one of: 0, 1, lock_step, overlap")
+ringcomm_add_failure_test(auto_ring_size_impossible_budget RANKS 2 ENV RINGCOMM_RING_SIZE=auto RINGCOMM_MEMORY_BUDGET=1K
+  ARGS --gt-entries 100000
+  EXPECT "RINGCOMM_RING_SIZE=auto: no ring size dividing the 2 ranks fits 1.00 KiB per rank \\(RINGCOMM_MEMORY_BUDGET\\)"
+         "\n  S=1: [0-9.]+ [KM]iB per rank" "\n  S=2: [0-9.]+ [KM]iB per rank")
+ringcomm_add_failure_test(memory_budget_invalid RANKS 2 ENV RINGCOMM_RING_SIZE=auto RINGCOMM_MEMORY_BUDGET=1.5
+  EXPECT "RINGCOMM_MEMORY_BUDGET='1.5' is not valid")

@@ -4,6 +4,7 @@
 
 #include "conformance.hpp"
 #include "ringcomm/distributed_array.hpp"
+#include "ringcomm/model.hpp"
 
 namespace ringcomm::conformance {
 namespace {
@@ -48,11 +49,26 @@ TYPED_TEST(DistributedArrayTest, EachRankHoldsItsSliceAndTheRingTilesTheArray) {
   for (const int S : ring_sizes_dividing_world()) {
     const Topology topology(MPI_COMM_WORLD, S);
     for (const std::size_t total : {std::size_t(1), std::size_t(S + 1), std::size_t(10007)}) {
+      const std::size_t live_before = allocation_stats().live_bytes;
       DistributedArray<Scalar> array(topology, total);
       const SliceRange mine = array.range();
       EXPECT_EQ(array.total(), total);
       EXPECT_EQ(array.local().extent(0), mine.size());
       EXPECT_EQ(array.bytes_per_rank(), mine.size() * sizeof(Scalar));
+      const std::size_t floor_bytes = total / S * sizeof(Scalar), ceil_bytes = (total + S - 1) / S * sizeof(Scalar);
+      EXPECT_TRUE(array.bytes_per_rank() == floor_bytes || array.bytes_per_rank() == ceil_bytes)
+          << array.bytes_per_rank() << " bytes for " << total << " entries in S=" << S;
+      EXPECT_EQ(allocation_stats().live_bytes - live_before, array.bytes_per_rank()) << "the slice is not counted";
+      // The performance model's memory per rank is the largest slice, exactly.
+      unsigned long long largest_bytes = array.bytes_per_rank();
+      MPI_Allreduce(MPI_IN_PLACE, &largest_bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, topology.ring_comm());
+      model::ModelInputs inputs;
+      inputs.ranks = S;
+      inputs.ring_size = S;
+      inputs.gt_entries = total;
+      inputs.scalar_bytes = sizeof(Scalar);
+      inputs.bandwidth_bytes_per_second = inputs.kernel_entries_per_second = 1;
+      EXPECT_EQ(model::predict(inputs).gt_bytes_per_rank, largest_bytes) << total << " entries, S=" << S;
       // What the ranks really hold, not what slice_of says they should.
       const auto ranges = allgather_strings(topology.ring_comm(),
                                             std::to_string(mine.begin) + " " + std::to_string(mine.end));

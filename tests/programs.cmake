@@ -64,6 +64,17 @@ ringcomm_add_program_test(ringcomm_info_json PROGRAM ringcomm-info RANKS 2 ARGS 
   EXPECT "\"transports\"" "\"name\": \"mpi\"")
 ringcomm_add_program_test(ringcomm_info_help PROGRAM ringcomm-info RANKS 1 ARGS --help EXPECT "Usage: ringcomm-info" "--json")
 
+# ringcomm-model: the worked example of docs/performance_model.md (75.8 ms per round at S = 8, 6.38 GiB per rank).
+ringcomm_add_program_test(ringcomm_model PROGRAM ringcomm-model RANKS 1
+  ARGS --message-bytes 366000000 --gt-entries 3060000000 --latency 1e-5 --bandwidth 5e10 --kernel-rate 1.25e11
+       --memory-budget 8GiB --ranks 8,100000
+  EXPECT "\n8 +8 +7\.579e-02 +communication +6\.38 GiB +5\.70 GiB +yes +<-" "\n100000 +100000 ")
+ringcomm_add_program_test(ringcomm_model_help PROGRAM ringcomm-model RANKS 1 ARGS --help
+  EXPECT "Usage: ringcomm-model" "--memory-budget" "fit_machine.py")
+ringcomm_add_program_test(ringcomm_model_nothing_fits PROGRAM ringcomm-model RANKS 1
+  ARGS --message-bytes 1M --gt-entries 1000000 --bandwidth 1e9 --kernel-rate 1e9 --memory-budget 1M --ranks 4
+  JSON model.json EXPECT "\n4 +4 .* +no")
+
 # ring_overhead: a quick pass over three sizes (the full table takes a minute).
 ringcomm_add_program_test(ring_overhead PROGRAM ring_overhead RANKS 2
   ARGS --sizes 1K,64K,1M --repetitions 3 --warmup 1 --sample-seconds 0.002 JSON overhead.json
@@ -80,6 +91,9 @@ ringcomm_add_program_test(ring_compare_float PROGRAM ring_compare RANKS 3
   ARGS --transports mpi,host --scalar float --channel ph_magnetic --nb 1 --lx 3 --ly 2 --nfreq 4
        --exchange-momenta 1 --exchange-frequencies 2 --measurements 7
   JSON ring_compare.json MAX_ERROR 1e-5 MIN_RUNS 3)
+ringcomm_add_program_test(ring_compare_trace PROGRAM ring_compare RANKS 2
+  ARGS --transports mpi --nb 1 --lx 2 --ly 2 --nfreq 2 --measurements 4 --no-original --trace trace.json
+  EXPECT "timeline of [1-9][0-9]* events written to trace.json")
 ringcomm_add_program_test(ring_compare_help PROGRAM ring_compare RANKS 1 ARGS --help
   EXPECT "Usage: ring_compare" "--exchange-frequencies" "seconds_per_measurement")
 ringcomm_add_program_test(ring_compare_bad_channel PROGRAM ring_compare RANKS 2 ARGS --channel pp EXPECT_FAILURE

@@ -10,7 +10,7 @@ foreach(mode restart damaged ranks problem)
             -DWORK=${CMAKE_CURRENT_BINARY_DIR}/checkpoint_tests/${mode} -DMODE=${mode}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_restart.cmake)
   set_tests_properties(checkpoint_${mode} PROPERTIES
-    TIMEOUT 300 PROCESSORS 4 LABELS "checkpoint;sanitize" ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
+    TIMEOUT 300 PROCESSORS 4 LABELS checkpoint ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
 endforeach()
 
 # The parts that need no program: checkpoints, the .npy writer and reader, channel set-up checks.
@@ -40,4 +40,3 @@ if(RINGCOMM_BUILD_EXAMPLES)
   target_link_libraries(test_settings_fuzz PRIVATE ringcomm_bench_support)
   target_compile_definitions(test_settings_fuzz PRIVATE RINGCOMM_FUZZ_BENCH)
 endif()
-set_tests_properties(test_settings_fuzz_p1 PROPERTIES LABELS sanitize)

@@ -1,10 +1,12 @@
 #include "ringcomm/memory.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "ringcomm/error.hpp"
 
@@ -17,6 +19,16 @@ using PinnedSpace = Kokkos::CudaHostPinnedSpace;
 #else
 using PinnedSpace = Kokkos::HostSpace;
 #endif
+
+std::atomic<std::size_t> live_bytes{0};
+std::atomic<std::size_t> high_water_bytes{0};
+std::atomic<std::uint64_t> allocation_count{0};
+
+void raise_high_water(std::size_t live) {
+  std::size_t seen = high_water_bytes.load(std::memory_order_relaxed);
+  while (live > seen && !high_water_bytes.compare_exchange_weak(seen, live, std::memory_order_relaxed)) {
+  }
+}
 
 MemoryInfo host_memory() {
   MemoryInfo info;
@@ -32,6 +44,42 @@ MemoryInfo host_memory() {
   return info;
 }
 }  // namespace
+
+AllocationStats allocation_stats() {
+  return {live_bytes.load(), high_water_bytes.load(), allocation_count.load()};
+}
+
+void reset_allocation_high_water() { high_water_bytes.store(live_bytes.load()); }
+
+std::size_t process_peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    std::size_t kib = 0;
+    fields >> kib;
+    return kib * 1024;
+  }
+  return 0;
+}
+
+TrackedBytes::TrackedBytes(std::size_t bytes) : bytes_(bytes) {
+  if (bytes_ == 0) return;
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  raise_high_water(live_bytes.fetch_add(bytes_, std::memory_order_relaxed) + bytes_);
+}
+
+TrackedBytes::~TrackedBytes() { live_bytes.fetch_sub(bytes_, std::memory_order_relaxed); }
+
+TrackedBytes& TrackedBytes::operator=(TrackedBytes&& other) noexcept {
+  if (this != &other) {
+    live_bytes.fetch_sub(bytes_, std::memory_order_relaxed);
+    bytes_ = other.bytes_;
+    other.bytes_ = 0;
+  }
+  return *this;
+}
 
 const char* to_string(MemoryKind kind) {
   switch (kind) {
@@ -90,11 +138,13 @@ Buffer::Buffer(MemoryKind kind, std::size_t size, const std::string& label) : si
     case MemoryKind::pinned_host: data_ = Kokkos::kokkos_malloc<PinnedSpace>(label, size); break;
     case MemoryKind::device: data_ = Kokkos::kokkos_malloc<DeviceSpace>(label, size); break;
   }
+  tracked_ = TrackedBytes(size);
 }
 
 Buffer::~Buffer() { release(); }
 
-Buffer::Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_), kind_(other.kind_) {
+Buffer::Buffer(Buffer&& other) noexcept
+    : tracked_(std::move(other.tracked_)), data_(other.data_), size_(other.size_), kind_(other.kind_) {
   other.data_ = nullptr;
   other.size_ = 0;
 }
@@ -102,6 +152,7 @@ Buffer::Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_)
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     release();
+    tracked_ = std::move(other.tracked_);
     data_ = other.data_;
     size_ = other.size_;
     kind_ = other.kind_;
@@ -118,6 +169,7 @@ void Buffer::release() {
     case MemoryKind::pinned_host: Kokkos::kokkos_free<PinnedSpace>(data_); break;
     case MemoryKind::device: Kokkos::kokkos_free<DeviceSpace>(data_); break;
   }
+  tracked_ = TrackedBytes();
   data_ = nullptr;
 }
 

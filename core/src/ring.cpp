@@ -7,11 +7,19 @@
 
 namespace ringcomm {
 
-ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id) {
+const char* to_string(Direction direction) {
+  return direction == Direction::rightward ? "rightward" : "leftward";
+}
+
+const char* to_string(StepSchedule schedule) { return schedule == StepSchedule::overlap ? "overlap" : "lock_step"; }
+
+ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id,
+                              Direction direction) {
+  const bool rightward = direction == Direction::rightward;
   ChannelSpec spec;
   spec.comm = topology.ring_comm();
-  spec.send_to = topology.right();
-  spec.recv_from = topology.left();
+  spec.send_to = rightward ? topology.right() : topology.left();
+  spec.recv_from = rightward ? topology.left() : topology.right();
   spec.bytes = message_bytes;
   spec.id = channel_id;
   spec.timeout_seconds = timeout_setting();
@@ -19,13 +27,21 @@ ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_byte
 }
 
 Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, int channel_id)
+    : Ring(transport, topology, message_bytes, RingOptions{channel_id}) {}
+
+Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, const RingOptions& options)
     : ring_index_(topology.ring_index()),
       ring_size_(topology.ring_size()),
       position_(topology.position()),
-      stream_ordered_(transport.capabilities().stream_ordered) {
+      stream_ordered_(transport.capabilities().stream_ordered),
+      direction_(options.direction),
+      schedule_(stream_ordered_ ? StepSchedule::lock_step : options.schedule) {
+  const int channel_id = options.channel_id;
   check_identical(topology.world(),
                   {{"message bytes", std::to_string(message_bytes)},
                    {"channel id", std::to_string(channel_id)},
+                   {"direction", to_string(options.direction)},
+                   {"schedule", to_string(options.schedule)},
                    {"transport", transport.name()}},
                   "the ring's message");
   if (message_bytes == 0) throw Error("a ring message must have at least one byte", true);
@@ -33,7 +49,7 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
   check_identical(topology.world(), {{kTimeoutSetting, settings::env(kTimeoutSetting).value_or("(unset)")}},
                   std::string("the watchdog's timeout (") + kTimeoutSetting + ")");
   collectively(topology.world(), [] { timeout_setting(); });
-  const ChannelSpec spec = ring_channel_spec(topology, message_bytes, channel_id);
+  const ChannelSpec spec = ring_channel_spec(topology, message_bytes, channel_id, direction_);
   channel_ = collectively(topology.world(), [&] { return transport.open_channel(spec); });
 }
 

@@ -11,6 +11,10 @@ int requested_ring_size(int fallback, MPI_Comm comm) {
   return collectively(comm, [&] {
     const auto text = settings::env("RINGCOMM_RING_SIZE");
     if (!text) return fallback;
+    if (*text == "auto")
+      throw Error("RINGCOMM_RING_SIZE='auto' is not valid in this program: expected an integer in [1, " +
+                  std::to_string(INT_MAX) + "] (auto needs a program that states its memory needs: "
+                  "ringcomm::resolve_ring_size, e.g. ring_compare)");
     return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_RING_SIZE", 1, INT_MAX));
   });
 }

@@ -127,25 +127,27 @@ void CommandLine::parse(int argc, char** argv) const {
 
 int run_program(int argc, char** argv, const CommandLine& cli, const std::function<int()>& body,
                 int thread_level) {
-  // --help is taken out before Kokkos sees it, since Kokkos answers it with its own help text.
-  std::vector<char*> args;
+  // Kokkos gets only argv[0] and its --kokkos-* options: it would answer --help with its own text and
+  // take our --threads for its legacy unprefixed one. The rest is ours.
+  std::vector<char*> kokkos_args{argv[0]};
+  std::vector<char*> own_args{argv[0]};
   bool help = false;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && is_help(argv[i])) help = true;
-    else args.push_back(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    if (is_help(argv[i])) help = true;
+    else if (std::string(argv[i]).rfind("--kokkos-", 0) == 0) kokkos_args.push_back(argv[i]);
+    else own_args.push_back(argv[i]);
   }
-  int count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  char** remaining = args.data();
-  return run_main(count, remaining, [&] {
+  int kokkos_count = static_cast<int>(kokkos_args.size());
+  kokkos_args.push_back(nullptr);
+  char** kokkos_argv = kokkos_args.data();
+  return run_main(kokkos_count, kokkos_argv, [&] {
     if (help) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       if (rank == 0) std::fputs(cli.help().c_str(), stdout);
       return 0;
     }
-    // Kokkos has removed its own --kokkos-* options from `remaining` by now.
-    collectively(MPI_COMM_WORLD, [&] { cli.parse(count, remaining); });
+    collectively(MPI_COMM_WORLD, [&] { cli.parse(static_cast<int>(own_args.size()), own_args.data()); });
     return body();
   }, thread_level);
 }

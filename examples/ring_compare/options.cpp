@@ -81,6 +81,16 @@ cli::CommandLine command_line(Options& o) {
              "ranks per sub-ring; a list sweeps. Each S must divide the number of ranks. Default: RINGCOMM_RING_SIZE "
              "if set, else all ranks in one ring",
              [&](const std::string& v) { o.ring_sizes = parse_int_list(v, "--ring-size", 1); });
+  cli.option("--threads", "T", "walker threads per rank, each with its own ring (default: RINGCOMM_THREADS, else 1)",
+             [&](const std::string& v) { o.schedule.threads = ScheduleOverride{"--threads", v}; });
+  cli.option("--direction", "uni|bi",
+             "bi: alternate threads (or rounds, with one thread) travel leftward (default: RINGCOMM_DIRECTION, "
+             "else uni)",
+             [&](const std::string& v) { o.schedule.direction = ScheduleOverride{"--direction", v}; });
+  cli.option("--overlap", "0|1",
+             "1 (overlap): consume a message while forwarding it; 0 (lock_step): exchange, then consume (default: "
+             "RINGCOMM_OVERLAP, else 1)",
+             [&](const std::string& v) { o.schedule.overlap = ScheduleOverride{"--overlap", v}; });
   cli.option("--channel", "NAME", "pp_up_down | ph_transverse | ph_magnetic | ph_charge (default pp_up_down)",
              [&](const std::string& v) { o.channel = gt::parse_channel(v, "--channel"); });
   cli.option("--scalar", "TYPE",
@@ -116,6 +126,11 @@ cli::CommandLine command_line(Options& o) {
                o.compare_limit = static_cast<std::size_t>(settings::parse_integer(v, "--compare-limit", 1, INT_MAX / 2));
              });
   cli.option("--json", "FILE", "write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
+  cli.option("--trace", "FILE",
+             "record every rank's ring phases (ringcomm::consume, ringcomm::exchange::start/finish, ...) and write "
+             "them to FILE as one Chrome trace JSON (pid = rank, tid = thread; open in ui.perfetto.dev or "
+             "chrome://tracing) to see whether communication hides behind compute",
+             [&](const std::string& v) { o.trace_path = v; });
   cli.option("--dump", "DIR",
              "small problems: write every measurement's inputs, the tables and both final G_t as .npy files plus "
              "meta.json to DIR (tests/check_dump.py recomputes G_t from them)",

@@ -7,6 +7,7 @@
 
 #include "command_line.hpp"
 #include "ringcomm/gt/dims.hpp"
+#include "ringcomm/walker_schedule.hpp"
 
 namespace ring_compare {
 
@@ -17,6 +18,7 @@ std::string scalar_name(Precision precision);
 struct Options {
   std::vector<std::string> transports;  // --transports; empty: see resolve_transports()
   std::vector<int> ring_sizes;          // --ring-size; empty: RINGCOMM_RING_SIZE or the number of ranks
+  ringcomm::ScheduleOverrides schedule;  // --threads, --direction, --overlap over RINGCOMM_*
   ringcomm::gt::Channel channel = ringcomm::gt::Channel::pp_up_down;
   Precision precision = Precision::double_precision;
   ringcomm::gt::Dims dims;
@@ -25,6 +27,7 @@ struct Options {
   bool run_original = true;
   std::size_t compare_limit = std::size_t(1) << 26;  // largest G_t gathered for error norms
   std::string json_path;
+  std::string trace_path;             // --trace: Chrome/Perfetto timeline of every rank, merged on rank 0
   std::string dump_dir;
   std::string write_path;             // --write: the first ring run's G_t as .npy, written with MPI-IO
   std::size_t abort_after_round = 0;  // --abort-after-round (tests of checkpoint/restart); 0: never

@@ -11,6 +11,7 @@
 
 #include "command_line.hpp"
 #include "dump.hpp"
+#include "measurement.hpp"
 #include "npy.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -18,7 +19,10 @@
 #include "ringcomm/collective.hpp"
 #include "ringcomm/gt/accumulate.hpp"
 #include "ringcomm/registry.hpp"
+#include "ringcomm/ring_size_choice.hpp"
+#include "ringcomm/ring_team.hpp"
 #include "ringcomm/topology.hpp"
+#include "ringcomm/trace.hpp"
 #include "transport_probe.hpp"
 
 namespace ring_compare {
@@ -34,16 +38,20 @@ struct Run {
   bool ring = true;
   int ring_size = 1;
   int rings = 1;
+  WalkerSchedule schedule;  // the original runs one thread, lock-step
   gt::RunStats stats;
   std::size_t message_bytes = 0;
   std::size_t gt_bytes_per_rank = 0;
   std::size_t buffer_bytes_per_rank = 0;
   std::optional<gt::ErrorNorms> errors;  // known on rank 0 only
   std::string errors_against;            // "original", "serial reference", or why there are none
+  json::Value memory;                    // measurement.hpp
+  json::Value counters;                  // null for the original
 
   // Rounds restored from a checkpoint took no time in this run.
   double seconds_per_measurement() const {
-    return stats.rounds_run() ? stats.seconds / static_cast<double>(stats.rounds_run()) : 0.0;
+    const std::size_t measurements = stats.measurements_run_per_rank();
+    return measurements ? stats.seconds / static_cast<double>(measurements) : 0.0;
   }
   double effective_bandwidth_GBps() const {
     return static_cast<double>(ring_size - 1) * static_cast<double>(message_bytes) / seconds_per_measurement() / 1e9;
@@ -84,11 +92,17 @@ class Comparison {
         check_dump_size<Scalar>(problem_);
         if (rank_ == 0) write_dump_inputs<Scalar>(options_.dump_dir, problem_);
       });
+    if (!options_.trace_path.empty()) trace::start(MPI_COMM_WORLD);
     if (options_.run_original) run_original<Scalar>();
     const std::vector<TransportRequest> requests = resolve_transports(options_);
-    for (const int ring_size : ring_sizes()) {
+    schedule_ = requested_schedule(MPI_COMM_WORLD, options_.schedule);
+    for (const int ring_size : ring_sizes<Scalar>()) {
       const Topology topology(MPI_COMM_WORLD, ring_size);
       for (const auto& request : requests) run_ring<Scalar>(topology, request);
+    }
+    if (!options_.trace_path.empty()) {
+      const std::size_t events = trace::stop_and_write(MPI_COMM_WORLD, options_.trace_path);
+      announce("timeline of " + std::to_string(events) + " events written to " + options_.trace_path);
     }
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
@@ -110,9 +124,15 @@ class Comparison {
   }
 
  private:
+  template <class Scalar>
   std::vector<int> ring_sizes() const {
     if (!options_.ring_sizes.empty()) return options_.ring_sizes;
-    return {requested_ring_size(ranks_)};
+    RingMemoryNeeds needs;
+    needs.gt_entries = problem_.dims.entries();
+    needs.scalar_bytes = sizeof(Scalar);
+    needs.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    needs.rings_per_rank = directions_of_thread(schedule_, 0).size() * static_cast<std::size_t>(schedule_.threads);
+    return {resolve_ring_size(MPI_COMM_WORLD, ranks_, needs)};
   }
 
   gt::Progress progress_for(const std::string& label) {
@@ -132,14 +152,19 @@ class Comparison {
     announce("original: every rank a full G_t (" + problem_.dims.describe() + "), reduced at the end");
     Run run;
     run.transport = "original";
+    run.schedule.steps = StepSchedule::lock_step;
     run.ring = false;
     run.ring_size = 1;
     run.rings = ranks_;
     run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
     run.gt_bytes_per_rank = problem_.dims.entries() * sizeof(Scalar);
     run.buffer_bytes_per_rank = run.message_bytes;
-    const std::vector<Scalar> full =
-        gt::accumulate_original<Scalar>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
+    reset_allocation_high_water();
+    const std::vector<Scalar> full = [&] {
+      const Phase whole_run("ringcomm::run original");
+      return gt::accumulate_original<Scalar>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
+    }();
+    run.memory = memory_json({run.gt_bytes_per_rank, run.buffer_bytes_per_rank, 0});
     const double cost = static_cast<double>(problem_.measurements) * static_cast<double>(problem_.dims.entries());
     if (cost <= kReferenceBudget) {
       if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Scalar>(problem_));
@@ -169,13 +194,16 @@ class Comparison {
     run.ring_size = topology.ring_size();
     run.rings = topology.ring_count();
     run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    reset_allocation_high_water();
+    run.schedule = schedule_;
     Selection selection;
-    std::unique_ptr<Ring> ring;
+    std::unique_ptr<RingTeam> team;
     try {
       selection = select_transport(request.name, ctx);
       announce(selection.transport->name() + ": " + topology.describe() + ", messages of " +
                format_bytes(static_cast<double>(run.message_bytes)));
-      ring = std::make_unique<Ring>(*selection.transport, topology, run.message_bytes);
+      team = std::make_unique<RingTeam>(*selection.transport, topology, run.message_bytes, schedule_);
+      run.schedule.steps = team->ring(0, 0).schedule();  // lock_step on stream-ordered transports
     } catch (const Error& e) {
       // A transport the user named must run. One from the default list may still fail where its
       // probe passed (NCCL with two ranks on one GPU); the error is collective, so every rank skips it.
@@ -185,9 +213,14 @@ class Comparison {
     run.transport = selection.transport->name();
     DistributedArray<Scalar> gt(topology, problem_.dims.entries());
     run.gt_bytes_per_rank = max_over_ranks(gt.bytes_per_rank());
-    run.buffer_bytes_per_rank = max_over_ranks(ring->buffer_bytes());
+    run.buffer_bytes_per_rank = max_over_ranks(team->buffer_bytes());
     const CheckpointSettings checkpoint = checkpoint_for(run);
-    run.stats = gt::accumulate_with_ring(problem_, topology, *ring, gt, ring_progress_for(run), checkpoint);
+    {
+      const Phase whole_run(trace::lasting_name("ringcomm::run " + run.transport + " S=" + std::to_string(run.ring_size)));
+      run.stats = gt::accumulate_with_ring(problem_, topology, *team, gt, ring_progress_for(run), checkpoint);
+    }
+    run.memory = memory_json({gt.bytes_per_rank(), team->slots() * team->message_bytes(), team->staging_bytes()});
+    run.counters = counters_json(team->counters());
     if (run.stats.first_round > 0)
       announce("  continued from the checkpoint of round " + std::to_string(run.stats.first_round) + " of " +
                std::to_string(run.stats.rounds) + " in " + checkpoint.directory);
@@ -254,7 +287,9 @@ class Comparison {
     r["ranks"] = ranks_;
     r["ring_size"] = run.ring_size;
     r["rings"] = run.rings;
-    r["threads"] = 1;
+    r["threads"] = run.schedule.threads;
+    r["direction"] = to_string(run.schedule.directions);
+    r["overlap"] = run.schedule.steps == StepSchedule::overlap;
     r["channel"] = gt::to_string(problem_.channel);
     r["scalar"] = scalar_name(options_.precision);
     r["measurements"] = problem_.measurements;
@@ -266,6 +301,8 @@ class Comparison {
     r["gt_entries"] = problem_.dims.entries();
     r["gt_bytes_per_rank"] = run.gt_bytes_per_rank;
     r["buffer_bytes_per_rank"] = run.buffer_bytes_per_rank;
+    r["memory"] = run.memory;
+    r["counters"] = run.counters;
     r["errors_against"] = run.errors_against;
     r["l1_error"] = run.errors ? json::Value(run.errors->l1) : json::Value();
     r["l2_error"] = run.errors ? json::Value(run.errors->l2) : json::Value();
@@ -332,6 +369,7 @@ class Comparison {
   int ranks_ = 1;
   std::vector<std::complex<double>> original_;  // rank 0
   std::vector<Run> runs_;
+  WalkerSchedule schedule_;
   std::vector<Skipped> skipped_;
   json::Value dumped_run_;  // the ring run whose G_t went to the dump
   bool written_ = false;    // --write done
@@ -353,5 +391,7 @@ int main(int argc, char** argv) {
     else comparison.run_all<Kokkos::complex<float>>();
     comparison.report();
     return 0;
-  });
+  },
+  // Walker threads (--threads, RINGCOMM_THREADS) each drive a ring; one thread needs no more than funneled.
+  MPI_THREAD_MULTIPLE);
 }

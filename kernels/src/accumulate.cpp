@@ -9,6 +9,8 @@
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/walker.hpp"
 #include "ringcomm/memory.hpp"
+#include "ringcomm/ring_team.hpp"
+#include "ringcomm/trace.hpp"
 
 namespace ringcomm::gt {
 
@@ -71,17 +73,19 @@ std::uint64_t checkpoint_interval(const CheckpointSettings& checkpoint, std::siz
   return std::max<std::uint64_t>(1, (total_rounds + 9) / 10);
 }
 
-std::size_t rounds(const Problem& problem, int ranks) {
+std::size_t rounds(const Problem& problem, int ranks, int threads) {
   if (ranks < 1) throw Error("rounds: the number of ranks must be >= 1, not " + std::to_string(ranks));
-  const auto p = static_cast<std::size_t>(ranks);
-  return (problem.measurements + p - 1) / p;
+  if (threads < 1) throw Error("rounds: the number of threads must be >= 1, not " + std::to_string(threads));
+  const auto walkers = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(threads);
+  return (problem.measurements + walkers - 1) / walkers;
 }
 
 template <class Scalar>
-std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice) {
+std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice,
+                                   int threads) {
   return {{"p", std::to_string(topology.world_size())},
           {"S", std::to_string(topology.ring_size())},
-          {"threads", "1"},
+          {"threads", std::to_string(threads)},
           {"N", std::to_string(problem.dims.entries())},
           {"scalar", ScalarLayout<Scalar>::name},
           {"channel", to_string(problem.channel)},
@@ -92,52 +96,92 @@ std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topo
 }
 
 template <class Scalar>
-RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
+RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, RingTeam& team,
                               DistributedArray<Scalar>& gt, const Progress& progress,
                               const CheckpointSettings& checkpoint) {
   const MPI_Comm world = topology.world();
   check_problem(problem, world);
   const Dims& dims = problem.dims;
   const std::size_t message_bytes = dims.message_entries() * sizeof(Scalar);
-  agree(world, ring.message_bytes() == message_bytes,
-        "the ring carries messages of " + std::to_string(ring.message_bytes()) + " bytes but G_t's (" +
-            dims.describe() + ") need " + std::to_string(message_bytes));
+  const std::size_t ring_bytes = team.ring(0, 0).message_bytes();
+  agree(world, ring_bytes == message_bytes,
+        "the ring carries messages of " + std::to_string(ring_bytes) + " bytes but G_t's (" + dims.describe() +
+            ") need " + std::to_string(message_bytes));
   agree(world, gt.total() == dims.entries(),
         "the distributed G_t has " + std::to_string(gt.total()) + " entries but " + dims.describe());
   const int p = topology.world_size();
   const int me = topology.world_rank();
+  const int threads = team.threads();
 
-  const ExecSpace exec;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
-  const GtAccumulator<Scalar> accumulate(dims, problem.channel, gt.local(), gt.range(), exec);
+  // Threads share the slice; with one thread the faster non-atomic kernel is safe.
+  const Updates updates = threads > 1 ? Updates::concurrent : Updates::exclusive;
+  std::vector<GtAccumulator<Scalar>> accumulators;
+  for (int thread = 0; thread < threads; ++thread)
+    accumulators.emplace_back(dims, problem.channel, gt.local(), gt.range(), team.exec(thread), updates);
   RunStats stats;
-  stats.rounds = rounds(problem, p);
+  stats.rounds = rounds(problem, p, threads);
+  stats.threads = threads;
 
   std::optional<Checkpoint> store;
   if (checkpoint.enabled()) {
-    store.emplace(world, checkpoint.directory, checkpoint_shape<Scalar>(problem, topology, gt.range()));
+    const Phase restore("ringcomm::checkpoint::restore");
+    store.emplace(world, checkpoint.directory, checkpoint_shape<Scalar>(problem, topology, gt.range(), threads));
     Kokkos::fence();
     if (const auto saved = store->restore(gt.local().data(), gt.bytes_per_rank()))
       stats.first_round = static_cast<std::size_t>(std::min<std::uint64_t>(*saved, stats.rounds));
   }
   const std::uint64_t interval = checkpoint_interval(checkpoint, stats.rounds);
+  // A checkpoint holds whole rounds: every thread must have finished the round before it is saved.
+  ThreadBarrier round_done(threads);
 
   const CollectiveTimer timer(world);
-  for (std::size_t round = stats.first_round; round < stats.rounds; ++round) {
-    // Ordered on `exec` after the kernels that last read this slot (see Ring::circulate).
-    walker.write<Scalar>(round * p + me, ring.outgoing(), exec);
-    ring.circulate(accumulate, exec);
-    const std::size_t done = round + 1;
-    if (store && (done % interval == 0 || done == stats.rounds)) {
-      exec.fence();
-      const std::size_t measured = std::min(problem.measurements, done * static_cast<std::size_t>(p));
-      store->save(done, {{"measurements_done", std::to_string(measured)}, {"rounds_total", std::to_string(stats.rounds)}},
-                  gt.local().data(), gt.bytes_per_rank());
-    }
-    if (progress && me == 0) progress(done, stats.rounds);
-  }
+  team.run(
+      [&](int thread) {
+        const ExecSpace& exec = team.exec(thread);
+        const GtAccumulator<Scalar>& accumulate = accumulators[static_cast<std::size_t>(thread)];
+        const auto consume = [&](const void* message, int origin) {
+          const auto launching = team.kernel_lock();
+          accumulate(message, origin);
+        };
+        for (std::size_t round = stats.first_round; round < stats.rounds; ++round) {
+          Ring& ring = team.ring(thread, round);
+          // Ordered on `exec` after the kernels that last read this slot (see Ring::circulate).
+          {
+            const Phase generate("ringcomm::walker::generate");
+            const auto launching = team.kernel_lock();
+            walker.write<Scalar>((round * threads + thread) * p + me, ring.outgoing(), exec);
+          }
+          ring.circulate(consume, exec);
+          const std::size_t done = round + 1;
+          if (store && (done % interval == 0 || done == stats.rounds)) {
+            exec.fence();
+            round_done.arrive_and_wait();
+            if (thread == 0) {
+              const Phase save("ringcomm::checkpoint::save");
+              const std::size_t measured =
+                  std::min(problem.measurements, done * static_cast<std::size_t>(p) * threads);
+              store->save(done,
+                          {{"measurements_done", std::to_string(measured)},
+                           {"rounds_total", std::to_string(stats.rounds)}},
+                          gt.local().data(), gt.bytes_per_rank());
+            }
+            round_done.arrive_and_wait();
+          }
+          if (progress && me == 0 && thread == 0) progress(done, stats.rounds);
+        }
+      },
+      &round_done);
   stats.seconds = timer.stop();
   return stats;
+}
+
+template <class Scalar>
+RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
+                              DistributedArray<Scalar>& gt, const Progress& progress,
+                              const CheckpointSettings& checkpoint) {
+  RingTeam one_thread(ring);
+  return accumulate_with_ring(problem, topology, one_thread, gt, progress, checkpoint);
 }
 
 template <class Scalar>
@@ -150,6 +194,7 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
   const int me = comm_rank(world);
 
   Kokkos::View<Scalar*> gt;
+  TrackedBytes gt_counted;  // gt in allocation_stats()
   Buffer message;
   collectively(world, [&] {
     const std::size_t gt_bytes = n * sizeof(Scalar);
@@ -157,6 +202,7 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
     require_fits(data_memory_kind(), gt_bytes + dims.message_entries() * sizeof(Scalar),
                  "the original algorithm's full G_t (" + std::to_string(n) + " entries) and one message");
     gt = Kokkos::View<Scalar*>("ringcomm::gt::full G_t", n);
+    gt_counted = TrackedBytes(gt_bytes);
     message = Buffer(data_memory_kind(), dims.message_entries() * sizeof(Scalar), "ringcomm::gt::message");
   });
 
@@ -169,13 +215,20 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
   const CollectiveTimer timer(world);
   for (std::size_t round = 0; round < total_rounds; ++round) {
     // One buffer suffices: `exec` runs the next fill after the previous accumulation.
-    walker.write<Scalar>(round * p + me, message.data(), exec);
+    {
+      const Phase generate("ringcomm::walker::generate");
+      walker.write<Scalar>(round * p + me, message.data(), exec);
+    }
+    const Phase consume("ringcomm::consume");
     accumulate(message.data(), 0);
     if (progress && me == 0) progress(round + 1, total_rounds);
   }
   exec.fence();
   std::vector<Scalar> full(me == 0 ? n : 0);
-  reduce_to_rank0(gt.data(), n, full.data(), world);
+  {
+    const Phase reduce("ringcomm::reduce_to_rank0");
+    reduce_to_rank0(gt.data(), n, full.data(), world);
+  }
   const double seconds = timer.stop();
   if (stats != nullptr) *stats = RunStats{seconds, total_rounds};
   return full;
@@ -184,7 +237,10 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
 #define RINGCOMM_GT_INSTANTIATE(Scalar)                                                                       \
   template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, Ring&, DistributedArray<Scalar>&, \
                                                  const Progress&, const CheckpointSettings&);                 \
-  template std::vector<Field> checkpoint_shape<Scalar>(const Problem&, const Topology&, const SliceRange&);   \
+  template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, RingTeam&,                  \
+                                                 DistributedArray<Scalar>&, const Progress&,                  \
+                                                 const CheckpointSettings&);                                  \
+  template std::vector<Field> checkpoint_shape<Scalar>(const Problem&, const Topology&, const SliceRange&, int); \
   template std::vector<Scalar> accumulate_original<Scalar>(const Problem&, MPI_Comm, RunStats*, const Progress&);
 
 RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>)

@@ -53,8 +53,8 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range) {
 
 template <class Scalar>
 GtAccumulator<Scalar>::GtAccumulator(const Dims& dims, Channel channel, SliceView slice, SliceRange range,
-                                     const ExecSpace& exec)
-    : dims_(dims), channel_(channel), slice_(slice), range_(range), exec_(exec),
+                                     const ExecSpace& exec, Updates updates)
+    : dims_(dims), channel_(channel), slice_(slice), range_(range), exec_(exec), updates_(updates),
       label_("ringcomm::gt::" + to_string(channel)) {
   dims.validate();
   const std::size_t n = dims.entries();
@@ -92,7 +92,14 @@ template <class Scalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar>::launch(const Scalar* message) const {
   if (range_.size() == 0) return;
-  using Kernel = detail::ChannelKernel<Scalar, kChannel>;
+  if (updates_ == Updates::concurrent) launch_with<kChannel, true>(message);
+  else launch_with<kChannel, false>(message);
+}
+
+template <class Scalar>
+template <Channel kChannel, bool kAtomic>
+void GtAccumulator<Scalar>::launch_with(const Scalar* message) const {
+  using Kernel = detail::ChannelKernel<Scalar, kChannel, kAtomic>;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   Kernel kernel;
   kernel.slice = slice_;

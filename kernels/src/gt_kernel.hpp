@@ -93,7 +93,8 @@ struct GLayout {
   }
 };
 
-template <class Scalar, Channel kChannel>
+// kAtomic: other kernels may update the same entries concurrently (GtAccumulator's Updates).
+template <class Scalar, Channel kChannel, bool kAtomic>
 struct ChannelKernel {
   using Real = typename Scalar::value_type;
   using MessageView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
@@ -112,7 +113,15 @@ struct ChannelKernel {
     if (s == Real(0)) return;  // padding: its G_σ slots were never written
     std::uint64_t slot = 0;
     const EntryIndex x = order(static_cast<std::uint64_t>(i), slot);
-    slice(slot) += (Real(0.5) * s) * contribution(x);
+    const Scalar term = (Real(0.5) * s) * contribution(x);
+    if constexpr (kAtomic) {
+      // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
+      Real* parts = reinterpret_cast<Real*>(&slice(slot));
+      Kokkos::atomic_add(&parts[0], term.real());
+      Kokkos::atomic_add(&parts[1], term.imag());
+    } else {
+      slice(slot) += term;
+    }
   }
 
  private:

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ringcomm/memory.hpp"
 #include "ringcomm/topology.hpp"
+#include "ringcomm/trace.hpp"
 
 namespace ringcomm {
 
@@ -86,6 +88,7 @@ class DistributedArray {
   // Collective over the world: slices holding the same entries in different sub-rings are summed,
   // so afterwards every sub-ring holds the total.
   void sum_across_rings() {
+    const Phase reduce("ringcomm::reduce_across_rings");
     Kokkos::fence();
     allreduce_sum_bytes(local_.data(), range_.size(), ScalarLayout<Scalar>::mpi_type(),
                         ScalarLayout<Scalar>::components, sizeof(Scalar), topology_.cross_comm());
@@ -115,6 +118,7 @@ class DistributedArray {
   std::size_t total_;
   SliceRange range_;
   View local_;
+  TrackedBytes tracked_;  // local_ in allocation_stats()
 };
 
 // Throws a collective Error when the slice cannot fit; shared by every DistributedArray.
@@ -129,6 +133,7 @@ DistributedArray<Scalar>::DistributedArray(const Topology& topology, std::size_t
       range_(slice_of(total_entries, topology.ring_size(), topology.position())) {
   check_slice_fits(topology, total_entries, range_.size(), sizeof(Scalar), ScalarLayout<Scalar>::name, label);
   local_ = View(label, range_.size());
+  tracked_ = TrackedBytes(bytes_per_rank());
 }
 
 }  // namespace ringcomm

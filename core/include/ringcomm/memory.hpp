@@ -5,6 +5,7 @@
 // ("device" memory — CudaSpace on a CUDA build, plain host memory on a CPU build). Transports are told
 // which kind they must move, so a CPU build never pretends to hold device pointers.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ringcomm {
@@ -33,6 +34,36 @@ MemoryInfo query_memory(MemoryKind kind);
 // Throws a (local) Error saying what was asked for and what is free when `bytes` cannot fit.
 void require_fits(MemoryKind kind, std::size_t bytes, const std::string& what);
 
+// What this process holds in ringcomm's own allocations (Buffers and TrackedBytes, every kind): the
+// JSON "memory" object of ring_compare reports it. Counting costs one atomic add per allocation.
+struct AllocationStats {
+  std::size_t live_bytes = 0;
+  std::size_t high_water_bytes = 0;  // since start or the last reset_allocation_high_water()
+  std::uint64_t allocations = 0;
+};
+AllocationStats allocation_stats();
+// Starts a new high-water mark at the bytes live now, so that runs one after another are told apart.
+void reset_allocation_high_water();
+// The process' peak resident set (VmHWM of /proc/self/status): everything on the host, transport
+// internals included; 0 where unknown.
+std::size_t process_peak_resident_bytes();
+
+// Counts `bytes` in allocation_stats() while it lives: for memory ringcomm allocates other than
+// through Buffer (the Kokkos::View of a G_t slice).
+class TrackedBytes {
+ public:
+  TrackedBytes() = default;
+  explicit TrackedBytes(std::size_t bytes);
+  ~TrackedBytes();
+  TrackedBytes(TrackedBytes&& other) noexcept : bytes_(other.bytes_) { other.bytes_ = 0; }
+  TrackedBytes& operator=(TrackedBytes&& other) noexcept;
+  TrackedBytes(const TrackedBytes&) = delete;
+  TrackedBytes& operator=(const TrackedBytes&) = delete;
+
+ private:
+  std::size_t bytes_ = 0;
+};
+
 // Move-only owner of `size` bytes of one memory kind, allocated through Kokkos.
 class Buffer {
  public:
@@ -50,6 +81,7 @@ class Buffer {
 
  private:
   void release();
+  TrackedBytes tracked_;
   void* data_ = nullptr;
   std::size_t size_ = 0;
   MemoryKind kind_ = MemoryKind::host;

@@ -5,6 +5,10 @@
 // S−1 times sends what it holds to the right, receives from the left and consumes what arrived. The
 // two slots of the channel swap roles each step, so nothing is copied. After S−1 steps every rank
 // has consumed all S messages of its sub-ring.
+//
+// A ring may run leftward instead (send left, receive from the right), so that two rings of a rank
+// keep both directions of every link busy, and may overlap each step's exchange with the consume of
+// the message it forwards (StepSchedule::overlap).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <memory>
@@ -12,6 +16,7 @@
 
 #include "ringcomm/error.hpp"
 #include "ringcomm/topology.hpp"
+#include "ringcomm/trace.hpp"
 #include "ringcomm/transport.hpp"
 
 namespace ringcomm {
@@ -27,14 +32,33 @@ StreamRef stream_of(const Exec& exec) {
   return {};
 }
 
+// Which way messages travel around the sub-ring.
+enum class Direction { rightward, leftward };
+const char* to_string(Direction direction);
+
+// How a step's exchange and consume follow each other.
+//   lock_step: exchange, then consume what arrived (the paper's Algorithm 1).
+//   overlap:   consume the message being forwarded while the next one arrives; a step costs about
+//              max(exchange, consume) instead of their sum.
+enum class StepSchedule { lock_step, overlap };
+const char* to_string(StepSchedule schedule);
+
+struct RingOptions {
+  int channel_id = 0;  // every rank must use the same id for the same ring
+  Direction direction = Direction::rightward;
+  StepSchedule schedule = StepSchedule::lock_step;
+};
+
 // The channel that joins this rank to its neighbours in its sub-ring; its waits are bounded by
 // RINGCOMM_TIMEOUT (throws a local Error when that is not valid).
-ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id);
+ChannelSpec ring_channel_spec(const Topology& topology, std::size_t message_bytes, int channel_id,
+                              Direction direction = Direction::rightward);
 
 class Ring {
  public:
   // Collective over the sub-ring; checks that every rank asks for the same message size and channel.
   Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, int channel_id = 0);
+  Ring(Transport& transport, const Topology& topology, std::size_t message_bytes, const RingOptions& options);
 
   // Where the rank writes its own next message before calling circulate().
   void* outgoing() { return channel_->slot(own_slot_); }
@@ -47,6 +71,10 @@ class Ring {
   Channel& channel() { return *channel_; }
   // How many times circulate() has run to its end.
   std::uint64_t rounds_circulated() const { return rounds_; }
+  Direction direction() const { return direction_; }
+  // The schedule circulate() follows: lock_step whenever the transport is stream-ordered (see
+  // circulate_overlapped).
+  StepSchedule schedule() const { return schedule_; }
 
   // Calls consume(const void* message, int origin) for the own message and each received one, where
   // origin is the position in the sub-ring of the rank that produced the message. consume may
@@ -57,43 +85,118 @@ class Ring {
   // this rank's position added to their message.
   template <class Consume>
   void circulate(Consume&& consume, const ExecSpace& exec = ExecSpace()) {
-    Kokkos::Profiling::pushRegion("ringcomm::circulate");
+    if (schedule_ == StepSchedule::overlap) circulate_overlapped(consume, exec);
+    else circulate_lock_step(consume, exec);
+  }
+
+  // Steps, bytes and host time in compute and communication since this ring was opened.
+  const RingCounters& counters() const { return counters_; }
+
+ private:
+  template <class Consume>
+  void circulate_lock_step(Consume& consume, const ExecSpace& exec) {
+    const Phase whole_round("ringcomm::circulate");
     const StreamRef stream = stream_of(exec);
     int current = own_slot_;
-    consume(static_cast<const void*>(channel_->slot(current)), position_);
+    consume_slot(consume, current, 0);
     for (int step = 1; step < ring_size_; ++step) {
       const int other = 1 - current;
-      Kokkos::Profiling::pushRegion("ringcomm::exchange");
-      // A host-completing transport may write `other` as soon as start() runs, while the previous
-      // step's work could still be reading it; stream-ordered ones queue behind that work anyway.
-      if (!stream_ordered_) exec.fence();
-      try {
-        channel_->start(current, other, stream);
-        channel_->finish(stream);
-      } catch (const Error&) {
-        rethrow_with_context(step);
+      {
+        const Phase exchange("ringcomm::exchange");
+        // A host-completing transport may write `other` as soon as start() runs, while the previous
+        // step's work could still be reading it; stream-ordered ones queue behind that work anyway.
+        if (!stream_ordered_) fence_consumes(exec);
+        start_step(step, current, other, stream);
+        finish_step(step, stream);
       }
-      Kokkos::Profiling::popRegion();
       current = other;
-      Kokkos::Profiling::pushRegion("ringcomm::consume");
-      consume(static_cast<const void*>(channel_->slot(current)), (position_ - step + ring_size_) % ring_size_);
-      Kokkos::Profiling::popRegion();
+      consume_slot(consume, current, step);
     }
     if (stream_ordered_) {
+      const Phase drain("ringcomm::drain", &counters_.communication_seconds);
       try {
         channel_->drain(stream);
       } catch (const Error&) {
         rethrow_with_context(ring_size_ - 1);
       }
     }
-    // The slot sent last is free: the next own message goes there, leaving the last received one to
-    // whatever work may still read it.
-    own_slot_ = 1 - current;
-    ++rounds_;
-    Kokkos::Profiling::popRegion();
+    end_round(current);
   }
 
- private:
+  // Step k forwards the message that arrived at step k−1 (the own one at k = 1) while the consume of
+  // that same message runs, and receives the next into the other slot; the last arrival is consumed
+  // after the loop. With two slots, the slot received into at step k is the one consumed during step
+  // k−1, so that consume must be complete before start(): the fence at the top of each step waits for
+  // exactly that work (and, at k = 1, for the walker that wrote the own message, which start() sends).
+  // Forwarding and consuming only read the slot, so they may run at the same time.
+  //
+  // Stream-ordered transports never get here (the constructor picks lock_step for them): their
+  // exchange and the consume share one stream, so overlapping them needs the exchange on a second
+  // stream ordered by events, which the Channel interface does not offer yet.
+  template <class Consume>
+  void circulate_overlapped(Consume& consume, const ExecSpace& exec) {
+    const Phase whole_round("ringcomm::circulate");
+    const StreamRef stream = stream_of(exec);
+    int current = own_slot_;
+    for (int step = 1; step < ring_size_; ++step) {
+      const int other = 1 - current;
+      fence_consumes(exec);
+      start_step(step, current, other, stream);
+      consume_slot(consume, current, step - 1);
+      finish_step(step, stream);
+      current = other;
+    }
+    consume_slot(consume, current, ring_size_ - 1);
+    end_round(current);
+  }
+
+  template <class Consume>
+  void consume_slot(Consume& consume, int slot, int step) {
+    const Phase phase("ringcomm::consume", &counters_.compute_seconds);
+    consume(static_cast<const void*>(channel_->slot(slot)), origin(step));
+  }
+
+  void fence_consumes(const ExecSpace& exec) {
+    const Phase fence("ringcomm::consume::fence", &counters_.compute_seconds);
+    exec.fence();
+  }
+
+  void start_step(int step, int send, int recv, StreamRef stream) {
+    const Phase start("ringcomm::exchange::start", &counters_.communication_seconds);
+    try {
+      channel_->start(send, recv, stream);
+    } catch (const Error&) {
+      rethrow_with_context(step);
+    }
+  }
+
+  void finish_step(int step, StreamRef stream) {
+    {
+      const Phase finish("ringcomm::exchange::finish", &counters_.communication_seconds);
+      try {
+        channel_->finish(stream);
+      } catch (const Error&) {
+        rethrow_with_context(step);
+      }
+    }
+    ++counters_.steps;
+    counters_.bytes_sent += message_bytes();
+  }
+
+  // The slot sent last is free: the next own message goes there, leaving the last received one to
+  // whatever work may still read it.
+  void end_round(int last_received) {
+    own_slot_ = 1 - last_received;
+    ++rounds_;
+    ++counters_.rounds;
+  }
+
+  // Ring position of the rank whose message arrives at `step` (0: this rank's own).
+  int origin(int step) const {
+    const int offset = direction_ == Direction::rightward ? -step : step;
+    return ((position_ + offset) % ring_size_ + ring_size_) % ring_size_;
+  }
+
   // Rethrows the ringcomm::Error in flight with where in the ring it happened.
   [[noreturn]] void rethrow_with_context(int step) const;
 
@@ -102,8 +205,11 @@ class Ring {
   int ring_size_;
   int position_;
   bool stream_ordered_;
+  Direction direction_;
+  StepSchedule schedule_;
   int own_slot_ = 0;
   std::uint64_t rounds_ = 0;
+  RingCounters counters_;
 };
 
 }  // namespace ringcomm

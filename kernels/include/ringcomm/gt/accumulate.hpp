@@ -3,9 +3,10 @@
 // algorithm (every rank a full G_t, reduced at the end: the paper's baseline), and with the plain
 // serial reference that tests trust.
 //
-// Measurements are numbered 0 … measurements−1. In round r, rank q of p makes measurement r·p + q;
-// ids past the end are padding (sign 0) so that every rank of a ring takes part in every round.
-// The result therefore does not depend on p, S or the transport, only on rounding.
+// Measurements are numbered 0 … measurements−1. In round r, walker thread t of T on rank q of p makes
+// measurement (r·T + t)·p + q; ids past the end are padding (sign 0) so that every rank of a ring
+// takes part in every round. The result therefore does not depend on p, S, T or the transport, only
+// on rounding.
 #include <mpi.h>
 
 #include <complex>
@@ -17,6 +18,7 @@
 #include "ringcomm/distributed_array.hpp"
 #include "ringcomm/gt/dims.hpp"
 #include "ringcomm/ring.hpp"
+#include "ringcomm/ring_team.hpp"
 
 namespace ringcomm::gt {
 
@@ -27,13 +29,17 @@ struct Problem {
   std::size_t measurements = 8;
 };
 
-std::size_t rounds(const Problem& problem, int ranks);
+// Ring rounds of each walker thread: ⌈measurements / (ranks · threads)⌉.
+std::size_t rounds(const Problem& problem, int ranks, int threads = 1);
 
 struct RunStats {
   double seconds = 0;          // wall time of the accumulation loop (max over ranks)
-  std::size_t rounds = 0;      // ring rounds (measurements per rank, padding included)
+  std::size_t rounds = 0;      // ring rounds of each thread (measurements per thread, padding included)
+  int threads = 1;             // walker threads per rank
   std::size_t first_round = 0; // rounds restored from a checkpoint; the loop ran the others
   std::size_t rounds_run() const { return rounds - first_round; }
+  // Measurements each rank made in this run (padding included).
+  std::size_t measurements_run_per_rank() const { return rounds_run() * static_cast<std::size_t>(threads); }
 };
 
 // Called on world rank 0 after each round: (rounds done, rounds total).
@@ -45,6 +51,9 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 // Dims::message_entries() scalars. In round r the rank at sub-ring position o makes measurement
 // r·p + ring_index·S + o.
 //
+// The RingTeam form runs team.threads() walker threads, thread t making measurement (r·T + t)·p + q in
+// its round r on its own rings (see RingTeam); concurrent threads update the slice atomically.
+//
 // With checkpoint.enabled(), the run continues from the newest round saved in checkpoint.directory
 // (if any; it must come from a run of the same problem, ranks and ring size, or every rank throws),
 // and saves every checkpoint.every_rounds rounds (0: about ten times per run) and after the last.
@@ -53,10 +62,15 @@ template <class Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
                               DistributedArray<Scalar>& gt, const Progress& progress = {},
                               const CheckpointSettings& checkpoint = {});
+template <class Scalar>
+RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, RingTeam& team,
+                              DistributedArray<Scalar>& gt, const Progress& progress = {},
+                              const CheckpointSettings& checkpoint = {});
 
 // What a checkpoint of accumulate_with_ring records as the run's shape: a restart must match it.
 template <class Scalar>
-std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice);
+std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice,
+                                   int threads = 1);
 
 // Collective over `world`: every rank accumulates its measurements into a full G_t, and the sum is
 // reduced to world rank 0, which gets it (the others get an empty vector). stats->seconds includes

@@ -27,6 +27,11 @@ struct DeviceTables {
   Kokkos::View<const int*> exchange_frequencies;
 };
 
+// Whether other kernels may update the same slice at the same time (walker threads of one rank).
+// Concurrent updates add the real and imaginary parts atomically, which costs speed, so exclusive
+// is the default.
+enum class Updates { exclusive, concurrent };
+
 template <class Scalar>
 class GtAccumulator {
  public:
@@ -35,7 +40,7 @@ class GtAccumulator {
   // `slice` holds G_t entries [range.begin, range.end). Throws ringcomm::Error when dims are invalid
   // or the slice does not match the range.
   GtAccumulator(const Dims& dims, Channel channel, SliceView slice, SliceRange range,
-                const ExecSpace& exec = ExecSpace());
+                const ExecSpace& exec = ExecSpace(), Updates updates = Updates::exclusive);
 
   // `message`: Dims::message_entries() scalars in ExecSpace memory. `origin` (the ring position that
   // made it) is not needed: every message carries its own G_σ and sign.
@@ -48,12 +53,15 @@ class GtAccumulator {
  private:
   template <Channel kChannel>
   void launch(const Scalar* message) const;
+  template <Channel kChannel, bool kAtomic>
+  void launch_with(const Scalar* message) const;
 
   Dims dims_;
   Channel channel_;
   SliceView slice_;
   SliceRange range_;
   ExecSpace exec_;
+  Updates updates_;
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
 };

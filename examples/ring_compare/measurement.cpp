@@ -1,0 +1,60 @@
+#include "measurement.hpp"
+
+#include <mpi.h>
+
+#include "ringcomm/memory.hpp"
+
+namespace ring_compare {
+
+using ringcomm::json::Value;
+
+namespace {
+
+double reduced(double value, MPI_Op op) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  return value;
+}
+
+std::size_t largest(std::size_t value) {
+  unsigned long long v = value;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return static_cast<std::size_t>(v);
+}
+
+double mean(double value) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  return reduced(value, MPI_SUM) / ranks;
+}
+
+}  // namespace
+
+Value memory_json(const MemoryUse& mine) {
+  const ringcomm::AllocationStats tracked = ringcomm::allocation_stats();
+  Value m = Value::object();
+  m["gt_slice_bytes"] = largest(mine.gt_slice);
+  m["ring_buffer_bytes"] = largest(mine.ring_buffers);
+  m["staging_bytes"] = largest(mine.staging);
+  m["total_bytes"] = largest(mine.gt_slice + mine.ring_buffers + mine.staging);
+  m["tracked_high_water_bytes"] = largest(tracked.high_water_bytes);
+  m["process_peak_resident_bytes"] = largest(ringcomm::process_peak_resident_bytes());
+  return m;
+}
+
+Value counters_json(const std::vector<ringcomm::RingCounters>& per_thread) {
+  Value threads = Value::array();
+  for (const ringcomm::RingCounters& c : per_thread) {
+    Value t = Value::object();
+    t["rounds"] = c.rounds;
+    t["steps"] = c.steps;
+    t["bytes_sent"] = c.bytes_sent;
+    t["compute_seconds_max"] = reduced(c.compute_seconds, MPI_MAX);
+    t["compute_seconds_mean"] = mean(c.compute_seconds);
+    t["communication_seconds_max"] = reduced(c.communication_seconds, MPI_MAX);
+    t["communication_seconds_mean"] = mean(c.communication_seconds);
+    threads.push_back(t);
+  }
+  return threads;
+}
+
+}  // namespace ring_compare
