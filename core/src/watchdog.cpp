@@ -53,20 +53,12 @@ double abort_grace_seconds(const TimeoutError& error) { return std::min(1.0, err
 namespace watchdog_detail {
 
 // Spinning first keeps the latency of a step that completes a moment later at the poll's cost; a
-// longer wait yields the core (ranks may share it) and then sleeps, at most 1/32 of the time waited
-// so far, which bounds what the backoff adds to a slow step to about 3 %.
-void pause(std::chrono::steady_clock::duration waited, unsigned polls) {
-  using std::chrono::microseconds;
+// longer wait yields the core between polls, since ranks may share it. Waits never sleep: MPI and UCX
+// move data only while someone polls them (a large message over shared memory travels in fragments,
+// each handed on by a progress call), so a sleeping waiter would slow the very transfer it waits for.
+void pause(unsigned polls) {
   constexpr unsigned kSpinPolls = 64;
-  constexpr auto kYieldUntil = std::chrono::milliseconds(2);
-  constexpr auto kLongestSleep = std::chrono::milliseconds(1);
-  if (polls < kSpinPolls) return;
-  if (waited < kYieldUntil) {
-    std::this_thread::yield();
-    return;
-  }
-  const auto sleep = std::min<std::chrono::steady_clock::duration>(waited / 32, kLongestSleep);
-  std::this_thread::sleep_for(std::max<std::chrono::steady_clock::duration>(sleep, microseconds(1)));
+  if (polls >= kSpinPolls) std::this_thread::yield();
 }
 
 }  // namespace watchdog_detail

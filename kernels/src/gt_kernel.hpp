@@ -93,6 +93,21 @@ struct GLayout {
   }
 };
 
+template <class Real>
+KOKKOS_INLINE_FUNCTION void add_atomically(Real* target, Real value) {
+#if defined(KOKKOS_ENABLE_SERIAL_ATOMICS)
+  // Kokkos 3 built with Serial alone turns its atomics into plain adds, but walker threads of one rank
+  // do share the slice: a compare-and-swap loop of the compiler's own.
+  Real expected;
+  __atomic_load(target, &expected, __ATOMIC_RELAXED);
+  Real desired = expected + value;
+  while (!__atomic_compare_exchange(target, &expected, &desired, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    desired = expected + value;
+#else
+  Kokkos::atomic_add(target, value);
+#endif
+}
+
 // kAtomic: other kernels may update the same entries concurrently (GtAccumulator's Updates).
 template <class Scalar, Channel kChannel, bool kAtomic>
 struct ChannelKernel {
@@ -117,8 +132,8 @@ struct ChannelKernel {
     if constexpr (kAtomic) {
       // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
       Real* parts = reinterpret_cast<Real*>(&slice(slot));
-      Kokkos::atomic_add(&parts[0], term.real());
-      Kokkos::atomic_add(&parts[1], term.imag());
+      add_atomically(&parts[0], term.real());
+      add_atomically(&parts[1], term.imag());
     } else {
       slice(slot) += term;
     }

@@ -4,8 +4,8 @@
 //
 // A backend waits through wait_until(ready, limit, describe): the first call of ready() costs no
 // clock read, so an exchange that has already completed pays nothing; after that ready() is polled
-// with a backoff (spin, then yield, then short sleeps that grow with the time waited) until it holds
-// or the limit passes, when a TimeoutError describes who waited for what.
+// (spinning, then yielding the core between polls; never sleeping, as the transports progress only
+// while polled) until it holds or the limit passes, when a TimeoutError describes who waited for what.
 //
 // The limit is RINGCOMM_TIMEOUT seconds (default 300), read once per ring (Ring's constructor) and
 // carried to the backends in ChannelSpec::timeout_seconds. A TimeoutError is local (only this rank
@@ -56,8 +56,8 @@ class TimeoutError : public Error {
 double abort_grace_seconds(const TimeoutError& error);
 
 namespace watchdog_detail {
-// One backoff step after `waited` of waiting; see the file comment.
-void pause(std::chrono::steady_clock::duration waited, unsigned polls);
+// What a waiter does between its polls; see the file comment.
+void pause(unsigned polls);
 }  // namespace watchdog_detail
 
 // Polls ready() until it returns true; throws TimeoutError(describe(), limit_seconds) once
@@ -70,9 +70,8 @@ void wait_until(Ready&& ready, double limit_seconds, Describe&& describe) {
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_seconds));
   for (unsigned polls = 1;; ++polls) {
     if (ready()) return;
-    const Clock::duration waited = Clock::now() - start;
-    if (waited >= limit) throw TimeoutError(describe(), limit_seconds);
-    watchdog_detail::pause(waited, polls);
+    if (Clock::now() - start >= limit) throw TimeoutError(describe(), limit_seconds);
+    watchdog_detail::pause(polls);
   }
 }
 
