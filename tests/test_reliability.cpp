@@ -104,7 +104,7 @@ TEST(Watchdog, ABadTimeoutIsReportedByEveryRankWhenARingIsMade) {
   const Topology topology(MPI_COMM_WORLD, comm_size(MPI_COMM_WORLD));
   TransportContext ctx;
   ctx.memory = data_memory_kind();
-  const auto transport = select_transport("mpi", ctx).transport;
+  const auto transport = select_transport("host", ctx).transport;  // usable on every build
   try {
     Ring ring(*transport, topology, 64);
     ADD_FAILURE() << "a ring was made with RINGCOMM_TIMEOUT=forever";

@@ -33,7 +33,10 @@ StagedChannel::StagedChannel(const ChannelSpec& spec, MemoryKind slot_memory, st
 StagedChannel::~StagedChannel() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (finalized) return;
+  // After an error receives may still be posted into the staging buffers about to be freed.
+  cancel_pending_receives(receives_.data(), static_cast<int>(receives_.size()));
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 std::size_t StagedChannel::chunk_size(std::size_t chunk) const {

@@ -31,6 +31,7 @@ class MpiChannel final : public Channel {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
+    cancel_pending_receives(recv_.data(), kSlots);  // after an error: no late message into freed slots
     for (int s = 0; s < kSlots; ++s) {
       MPI_Request_free(&send_[s]);
       MPI_Request_free(&recv_[s]);
@@ -48,7 +49,8 @@ class MpiChannel final : public Channel {
 
   void finish(StreamRef) override {
     std::array<MPI_Status, 2> status;
-    MPI_Waitall(2, active_.data(), status.data());
+    wait_for_requests(active_.data(), 2, status.data(), spec_.timeout_seconds, "mpi transport: MPI_Testall",
+                      [&](const std::vector<bool>& pending) { return stall(pending); });
     int received = 0;
     MPI_Get_count(&status[0], message_.type(), &received);
     if (received != message_.count())

@@ -40,12 +40,21 @@ Communicator::~Communicator() {
 }
 
 void Communicator::wait_idle(cudaStream_t stream, double timeout_seconds, const Stall& stall) {
+  wait([&] { return cudaStreamQuery(stream); }, "cudaStreamQuery", timeout_seconds, stall);
+}
+
+void Communicator::wait_done(cudaEvent_t event, double timeout_seconds, const Stall& stall) {
+  wait([&] { return cudaEventQuery(event); }, "cudaEventQuery", timeout_seconds, stall);
+}
+
+void Communicator::wait(const std::function<cudaError_t()>& query, const char* query_name, double timeout_seconds,
+                        const Stall& stall) {
   try {
     wait_until(
         [&] {
-          const cudaError_t status = cudaStreamQuery(stream);
+          const cudaError_t status = query();
           if (status == cudaSuccess) return true;
-          if (status != cudaErrorNotReady) check_cuda(status, "cudaStreamQuery");
+          if (status != cudaErrorNotReady) check_cuda(status, query_name);
           throw_if_async_error(comm_);
           return false;
         },

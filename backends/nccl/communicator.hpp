@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <functional>
 #include <string>
 
 #include "ringcomm/watchdog.hpp"
@@ -26,11 +27,16 @@ class Communicator {
   // timeout_seconds aborts the communicator (which ends its kernels) and throws the TimeoutError
   // for `stall`.
   void wait_idle(cudaStream_t stream, double timeout_seconds, const Stall& stall);
+  // The same for the work before `event` (a stream's owner may destroy it before we wait).
+  void wait_done(cudaEvent_t event, double timeout_seconds, const Stall& stall);
 
   // ncclCommAbort: ends the communicator's kernels without waiting for peers; it is unusable after.
   void abort();
 
  private:
+  void wait(const std::function<cudaError_t()>& query, const char* query_name, double timeout_seconds,
+            const Stall& stall);
+
   ncclComm_t comm_ = nullptr;
 };
 

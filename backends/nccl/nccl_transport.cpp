@@ -9,7 +9,6 @@
 #include "environment.hpp"
 #include "gpu_placement.hpp"
 #include "nccl_call.hpp"
-#include "stream_owners.hpp"
 #include "ringcomm/backend.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/cuda_check.hpp"
@@ -42,6 +41,7 @@ class NcclChannel final : public Channel {
       device_ = device_holding(slots_[0].data());
       // A thread that never chose a device would have NCCL set up on device 0.
       RINGCOMM_CUDA(cudaSetDevice(device_));
+      RINGCOMM_CUDA(cudaEventCreateWithFlags(&exchanged_, cudaEventDisableTiming));
     });
     require_one_rank_per_gpu(spec.comm, device_);
     const bool register_slots = register_slots_requested(spec.comm);
@@ -58,14 +58,14 @@ class NcclChannel final : public Channel {
     try {
       // While an error unwinds the stack the peers may be gone: no waiting for them then.
       if (std::uncaught_exceptions() > 0) communicator_->abort();
-      else if (started_) communicator_->wait_idle(last_stream_, spec_.timeout_seconds, stall("the last exchanges to end"));
+      else if (started_) communicator_->wait_done(exchanged_, spec_.timeout_seconds, stall("the last exchanges to end"));
       for (void* handle : registrations_)
         if (handle != nullptr && communicator_->get() != nullptr) ncclCommDeregister(communicator_->get(), handle);
     } catch (const Error&) {
       // The communicator has failed; destroying it aborts it rather than waiting for its peers.
     }
     communicator_.reset();  // before the slots it may still reference
-    release_streams(this);
+    if (exchanged_ != nullptr) cudaEventDestroy(exchanged_);
   }
 
   void* slot(int index) override { return slots_[index].data(); }
@@ -73,12 +73,13 @@ class NcclChannel final : public Channel {
 
   void start(int send, int recv, StreamRef stream) override {
     const auto cuda_stream = static_cast<cudaStream_t>(stream.native);
-    if (!started_ || cuda_stream != last_stream_) claim_stream(cuda_stream, this);
     int current = -1;
     RINGCOMM_CUDA(cudaGetDevice(&current));
     if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
     enqueue_exchange(send, recv, cuda_stream);
-    last_stream_ = cuda_stream;
+    // The destructor waits for this event, not for the stream, which its owner may destroy first
+    // (a RingTeam drops its execution space instances before its rings).
+    RINGCOMM_CUDA(cudaEventRecord(exchanged_, cuda_stream));
     started_ = true;
   }
 
@@ -135,7 +136,7 @@ class NcclChannel final : public Channel {
   int device_ = 0;
   std::unique_ptr<Communicator> communicator_;
   std::array<void*, kSlots> registrations_{};
-  cudaStream_t last_stream_ = nullptr;
+  cudaEvent_t exchanged_ = nullptr;  // recorded after each exchange
   bool started_ = false;
 };
 

@@ -36,4 +36,13 @@ std::vector<bool> pending_requests(const MPI_Request* requests, int count) {
   return pending;
 }
 
+void cancel_pending_receives(MPI_Request* requests, int count) {
+  const std::vector<bool> pending = pending_requests(requests, count);
+  for (int i = 0; i < count; ++i) {
+    if (!pending[static_cast<std::size_t>(i)]) continue;
+    MPI_Cancel(&requests[i]);
+    MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+  }
+}
+
 }  // namespace ringcomm

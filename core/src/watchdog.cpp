@@ -27,7 +27,7 @@ std::string timeout_message(const Stall& stall, double seconds, const std::strin
       << ") waiting for " << stall.waiting_for;
   if (stall.peer >= 0) msg << " (ring position " << stall.peer << ")";
   if (stall.channel >= 0) msg << " on channel " << stall.channel;
-  msg << ", " << stall.bytes_outstanding << " bytes outstanding";
+  if (stall.bytes_outstanding > 0) msg << ", " << stall.bytes_outstanding << " bytes outstanding";
   if (!stall.detail.empty()) msg << "; " << stall.detail;
   if (!ring_context.empty()) msg << "; " << ring_context;
   msg << ". The peer may have died or hung (see its output); if it is merely slow, raise " << kTimeoutSetting;

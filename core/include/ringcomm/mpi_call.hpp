@@ -34,6 +34,11 @@ void use_error_codes(MPI_Comm comm);
 // Which of `count` requests are still incomplete (MPI_Request_get_status: nothing is freed).
 std::vector<bool> pending_requests(const MPI_Request* requests, int count);
 
+// For a channel torn down after an error: cancels the receives among `requests` that are still
+// pending and waits for the cancellation (local), so that a late message cannot land in buffers
+// about to be freed. Completed, inactive and null requests are left alone.
+void cancel_pending_receives(MPI_Request* requests, int count);
+
 // MPI_Testall until all `count` requests completed, bounded by limit_seconds: on expiry throws the
 // TimeoutError describe(pending_requests(…)) returns a Stall for. `statuses` may be
 // MPI_STATUSES_IGNORE. `what` names the caller in MPI error messages.

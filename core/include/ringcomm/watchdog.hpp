@@ -31,7 +31,7 @@ struct Stall {
   std::string waiting_for;  // e.g. "the message from the left neighbour"
   int channel = -1;         // ChannelSpec::id
   int peer = -1;            // the neighbour's position in the sub-ring; -1: not one peer
-  std::size_t bytes_outstanding = 0;
+  std::size_t bytes_outstanding = 0;  // 0: not known (left out of the message)
   std::string detail;       // anything else that helps (which requests are still pending, …)
 };
 
