@@ -11,7 +11,7 @@ bool kernels_run_concurrently() {
 #if KOKKOS_VERSION >= 40000
   return true;
 #else
-  return std::is_same_v<ExecSpace, Kokkos::Serial>;
+  return false;
 #endif
 }
 

@@ -29,10 +29,9 @@ namespace ringcomm {
 
 // True when kernels launched from several host threads on their own execution space instances may
 // run at the same time. Kokkos 4 gives each thread an instance of its own (partition_space). Kokkos 3
-// cannot, but its Serial backend runs a RangePolicy parallel_for as a plain loop on the calling
-// thread with no shared state, so that is safe too; its reductions share scratch memory and are not,
-// which is why consumes must stay parallel_for only. Any other Kokkos 3 backend shares one instance
-// (OpenMP refuses nested use; CUDA would interleave the threads' work on one stream).
+// cannot: every launch copies its functor's Views, and a Serial-only Kokkos 3 counts View references
+// without atomics, so launches from two threads corrupt those counts (seen as "failed decrement
+// count" aborts and wrong sums). There every launch is serialised.
 bool kernels_run_concurrently();
 
 // Rendezvous of a fixed number of threads; once any thread gives up (break_all), every waiter and
