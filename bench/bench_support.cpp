@@ -82,6 +82,11 @@ double median(std::vector<double> values) {
   return 0.5 * (*middle + *std::max_element(values.begin(), middle));
 }
 
+void interleave(std::size_t variants, int samples, const std::function<void(std::size_t variant, int sample)>& run) {
+  for (int sample = 0; sample < samples; ++sample)
+    for (std::size_t i = 0; i < variants; ++i) run((static_cast<std::size_t>(sample) + i) % variants, sample);
+}
+
 double seconds_per_step(MPI_Comm comm, long count, const std::function<void()>& step,
                         const std::function<void()>& drain) {
   MPI_Barrier(comm);

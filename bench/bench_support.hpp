@@ -1,7 +1,8 @@
 #pragma once
-// What the transport benchmarks (pingpong, ring_bandwidth) share: opening the transports to compare,
-// with the reason for each one that cannot run; message-size ladders; timing a loop across ranks; and
-// a byte pattern that proves a message arrived intact.
+// What the benchmarks (pingpong, ring_bandwidth, ring_overhead, overlap) share: opening the
+// transports to compare, with the reason for each one that cannot run; message-size ladders; timing a
+// loop across ranks, interleaving the variants of a comparison; and a byte pattern that proves a
+// message arrived intact.
 #include <mpi.h>
 
 #include <cstddef>
@@ -55,6 +56,11 @@ std::vector<std::size_t> size_ladder(std::size_t first, std::size_t last, std::s
 std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& setting);
 
 double median(std::vector<double> values);
+
+// Calls run(variant, sample) for each of `variants` in each of `samples` rounds. Every round starts
+// one variant further on, so that none always runs first or after the same neighbour, and drifting
+// machine load spreads over all of them alike.
+void interleave(std::size_t variants, int samples, const std::function<void(std::size_t variant, int sample)>& run);
 
 // Collective over `comm`: starts together, runs `step` `count` times, then `drain` (waits for
 // whatever the steps left queued), and returns the slowest rank's seconds per step.

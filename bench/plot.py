@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Turns the JSON written by ringcomm's benchmarks into PNG plots.
 
-    python3 bench/plot.py --out docs/results pingpong.json ring_bandwidth.json kernel_bandwidth.json
+    python3 bench/plot.py --out docs/results pingpong.json ring_bandwidth.json kernel_bandwidth.json overlap.json
 
 Each file is recognised by its metadata.program and gives, named after the file (NAME.json):
   pingpong          -> NAME_latency.png, NAME_bandwidth.png
   ring_bandwidth    -> NAME.png (GB/s), NAME_ratio.png (x raw NCCL)
   kernel_bandwidth  -> NAME.png
+  overlap           -> NAME.png: overlap efficiency (compute, comm, their max, overlap and lock-step per
+                       transport) and the walker threads' speed-up
 Needs matplotlib (pip install matplotlib).
 """
 import argparse
@@ -123,7 +125,49 @@ def plot_kernel_bandwidth(data, out_dir, stem):
     save(fig, out_dir, f"{stem}.png")
 
 
-PLOTTERS = {"pingpong": plot_pingpong, "ring_bandwidth": plot_ring_bandwidth, "kernel_bandwidth": plot_kernel_bandwidth}
+def plot_overlap(data, out_dir, stem):
+    runs = data.get("transports", [])
+    if not runs:
+        print(f"overlap: nothing to plot (skipped: {data.get('skipped')})", file=sys.stderr)
+        return
+    fig, (times, threads) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [3, 2]})
+    bars = (("compute", "compute only"), ("communication", "communication only"),
+            ("max_compute_communication", "max(compute, comm)"), ("overlap", "overlap ring"),
+            ("lock_step", "lock-step ring"))
+    width = 0.8 / len(bars)
+    for i, (key, label) in enumerate(bars):
+        xs = [t + (i - (len(bars) - 1) / 2) * width for t in range(len(runs))]
+        times.bar(xs, [r["seconds_per_measurement"][key] * 1e3 for r in runs], width, label=label)
+    overlap_offset = ([key for key, _ in bars].index("overlap") - (len(bars) - 1) / 2) * width
+    for t, r in enumerate(runs):
+        bound = r["seconds_per_measurement"]["max_compute_communication"] * 1e3
+        times.hlines(bound * r["target"], t - 0.45, t + 0.45, colors="black", linestyles="--", linewidth=0.8)
+        times.text(t + overlap_offset, r["seconds_per_measurement"]["overlap"] * 1e3, f"{r['overlap_over_max']:.2f}x",
+                   ha="center", va="bottom", fontsize=8)
+    times.set_xticks(list(range(len(runs))))
+    times.set_xticklabels([f"{r['transport']}\n({r['overlap_schedule']})" for r in runs])
+    times.set_ylabel("ms per measurement (median)")
+    times.set_title(f"overlap efficiency (dashed: target {runs[0]['target']} x max; label: overlap / max)")
+    times.grid(True, axis="y", alpha=0.3)
+    times.legend(fontsize=8)
+    for r in runs:
+        counts = [row["threads"] for row in r["threads"]]
+        threads.plot(counts, [row["speedup_over_1"] for row in r["threads"]], marker="o", label=r["transport"])
+    threads.plot([7], [1.3], marker="*", markersize=12, linestyle="none", color="black", label="paper (7 threads)")
+    threads.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    threads.set_xlabel("walker threads T")
+    threads.set_ylabel("throughput / throughput at T = 1")
+    threads.set_title("walker threads on the overlap ring")
+    threads.grid(True, alpha=0.3)
+    threads.legend(fontsize=8)
+    dims = data.get("dims", {})
+    fig.suptitle(f"overlap: S = {data.get('ring_size')}, {dims.get('entries')} G_t entries, messages of "
+                 f"{size_label(data.get('message_bytes', 0))}, {data.get('channel')}\n{subtitle(data)}", fontsize=10)
+    save(fig, out_dir, f"{stem}.png")
+
+
+PLOTTERS = {"pingpong": plot_pingpong, "ring_bandwidth": plot_ring_bandwidth, "kernel_bandwidth": plot_kernel_bandwidth,
+            "overlap": plot_overlap}
 
 
 def main(plotters=None, description=__doc__):

@@ -26,6 +26,28 @@ function(ringcomm_add_backend name)
   message(STATUS "ringcomm: backend '${name}' enabled")
 endfunction()
 
+# ringcomm_cuda_backend_enabled(<name> <option> <result_var>)
+#   For a backend built whenever the CUDA toolkit is found, on CPU builds too: it compiles against
+#   cuda_runtime_api.h with the host compiler, needs no nvcc, and reports itself unusable at run time
+#   where ring buffers are in host memory (CI has the toolkit but no GPU). Defines <option> (ON by
+#   default), finds the toolkit, and sets <result_var> to TRUE, or to FALSE with a status message
+#   saying why the backend is left out. A macro, so that the caller sees what find_package(CUDAToolkit)
+#   found (CUDA::cudart, CUDAToolkit_INCLUDE_DIRS, CUDAToolkit_LIBRARY_DIR …).
+macro(ringcomm_cuda_backend_enabled name option result_var)
+  option(${option} "Build the ${name} backend when the CUDA toolkit is found" ON)
+  set(${result_var} FALSE)
+  if(NOT ${option})
+    message(STATUS "ringcomm: backend '${name}' disabled (${option}=OFF)")
+  else()
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+      set(${result_var} TRUE)
+    else()
+      message(STATUS "ringcomm: backend '${name}' not built: no CUDA toolkit found (set CUDAToolkit_ROOT)")
+    endif()
+  endif()
+endmacro()
+
 # Writes the one translation unit that names every compiled backend, so core never has to.
 function(ringcomm_generate_backend_registration target)
   get_property(backends GLOBAL PROPERTY RINGCOMM_BACKENDS)

@@ -56,6 +56,30 @@ def fit_compute(path):
     raise SystemExit(f"{path}: no ring run with ring_size 1 and counters")
 
 
+def kernel_rate(path, channel="pp_up_down", rows_per_thread=None):
+    """G_t entries per second of one kernel launch over the whole G_t, from a kernel_bandwidth JSON file
+    (the fastest row split unless rows_per_thread is given). Where kernels run asynchronously (GPUs),
+    ring_compare's host-side counters see only their launch, so this is the rate to use there."""
+    with open(path) as f:
+        data = json.load(f)
+    rows = [r for r in data["results"] if r["channel"] == channel and
+            (rows_per_thread is None or r.get("exchange_rows_per_thread", 1) == rows_per_thread)]
+    if not rows:
+        raise SystemExit(f"{path}: no {channel} result")
+    return data["entries"] / min(r["kernel_seconds"] for r in rows)
+
+
+def walker_seconds(path, rate):
+    """t_walker of a ring_compare S = 1 run given the kernel rate: its time per measurement less one
+    consume of the whole G_t."""
+    with open(path) as f:
+        data = json.load(f)
+    for run in data["runs"]:
+        if run["transport"] != "original" and run["ring_size"] == 1:
+            return max(0.0, run["seconds_per_measurement"] - run["gt_entries"] / rate)
+    raise SystemExit(f"{path}: no ring run with ring_size 1")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--link", help="ring_overhead or ring_bandwidth JSON")

@@ -5,19 +5,20 @@
 #   scripts/gpu_suite.sh BUILD_DIR [OUT_DIR]
 #
 # BUILD_DIR holds the programs in the build tree's layout (tools/ringcomm-info, tests/test_conformance,
-# tests/test_kernels, bench/{pingpong,ring_bandwidth,kernel_bandwidth},
+# tests/test_kernels, bench/{pingpong,ring_bandwidth,kernel_bandwidth,overlap},
 # examples/ring_compare/ring_compare): a CUDA build, or the stripped copy scripts/gpu_stage.sh makes.
 # OUT_DIR (default $OUT, else ./gpu-results) receives summary.txt and results.tgz (every log and JSON
 # file), rewritten after each step so that a run cut short still returns what it did.
 #
 # Order: what the machine is, ringcomm-info, the conformance suite per transport on 2 ranks (one per
 # GPU) — transports that fail it are left out of everything after — the G_t kernel tests, the
-# benchmarks, ring_compare at the paper's size, the mpi transport through Open MPI's UCX layer with
+# benchmarks, ring_compare at the paper's size, overlap (GPU_SUITE_OVERLAP_TRANSPORTS, default
+# "ucx host nccl", of those that passed), the mpi transport through Open MPI's UCX layer with
 # the CUDA-enabled UCX, and two bad placements (two ranks on one GPU, three ranks on two GPUs).
 #
 # Environment: GPU_SUITE_SECONDS (default 480) bounds the whole run; each step also has its own limit.
 # GPU_SUITE_ONLY="conformance ring_bandwidth …" runs only the steps whose names start with one of the
-# words (then GPU_SUITE_TRANSPORTS, default nccl,ucx,host, stands in for the conformance verdicts of
+# words (then GPU_SUITE_TRANSPORTS, default cuda_ipc,nccl,ucx,host, stands in for the conformance verdicts of
 # transports not tested). RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib) is put first on
 # LD_LIBRARY_PATH.
 set -uo pipefail
@@ -119,19 +120,17 @@ step system 30 bash -c "nvidia-smi; nvidia-smi topo -m; nvidia-smi nvlink -s 2>/
 step ringcomm_info 40 bash -c "mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' &&
   mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' --json > '$WORK/ringcomm_info.json'"
 
-# Transports that pass conformance on 2 ranks take part in everything below. The threads test is left
-# out for nccl: its threads have execution space instances of their own now, but they still copy
-# slots with copy_bytes, whose Kokkos::deep_copy fences the whole device. A thread fencing the device
-# waits for the other thread's NCCL exchange, whose peer thread on the other rank may be fencing too,
-# waiting for ours: stream-ordered exchanges of two threads must never meet in a device-wide fence.
+# Transports that pass conformance on 2 ranks take part in everything below. nccl runs the suite
+# whole: its walker-thread tests check that RingTeam refuses T > 1 for it (GPU kernels of several
+# threads' exchanges can wait on each other across ranks). Its channel-level threads test (one
+# channel per thread, no RingTeam) passed in every GPU run so far and stays in.
 passed=()
-for t in nccl ucx host mpi; do
+for t in cuda_ipc nccl ucx host mpi; do
   filter="*/$t"
-  [[ $t == nccl ]] && filter="*/$t:-*ThreadsOwningOneChannelEachRunConcurrently*"
   step "conformance_$t" 90 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"
   status=$?
   if ((status == 125)); then
-    [[ ,${GPU_SUITE_TRANSPORTS:-nccl,ucx,host}, == *,$t,* ]] && passed+=("$t")
+    [[ ,${GPU_SUITE_TRANSPORTS:-cuda_ipc,nccl,ucx,host}, == *,$t,* ]] && passed+=("$t")
   elif ((status == 0)); then
     if grep -q "\[  SKIPPED \]" "$WORK/conformance_$t.log" && ! grep -q "\[  PASSED  \] [1-9]" "$WORK/conformance_$t.log"; then
       summary "  $t: skipped (not usable here): $(grep -m1 -A1 'not usable\|Skipped' "$WORK/conformance_$t.log" | tail -1 | cut -c1-300)"
@@ -156,6 +155,21 @@ if [[ -n $list ]]; then
   step ring_compare 180 "${run2[@]}" "$BUILD/examples/ring_compare/ring_compare" --transports "$list" --nb 1 --lx 6 --ly 6 \
     --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --measurements 8 \
     --compare-limit 212336640 --json "$WORK/ring_compare.json"
+  # Issue #4's overlap and walker-thread targets: compute, communication, lock-step and overlap rings
+  # and 1, 2, 4 threads side by side. The paper's G_σ (194 MiB messages) with 3 of its 10 exchange
+  # momenta (510 MiB of G_t per rank), so that a step's kernel and exchange take about as long over NVLink.
+  # nccl measures one thread only (RingTeam refuses more for it). The paper's size, where compute
+  # dominates, is measured too (docs/results/README.md).
+  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-cuda_ipc ucx host nccl}; do
+    [[ " ${passed[*]} " == *" $t "* ]] && echo "$t"; done | paste -sd,)
+  if [[ -n $overlap_list ]]; then
+    step overlap 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 --lx 6 \
+      --ly 6 --nfreq 64 --exchange-momenta 0,1,2 --exchange-frequencies 0,1,2,3 --measurements 16 --samples 5 \
+      --json "$WORK/overlap.json"
+    step overlap_paper 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 \
+      --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 \
+      --measurements 16 --samples 5 --json "$WORK/overlap_paper.json"
+  fi
 fi
 
 # Open MPI's UCX layer over the CUDA-enabled UCX moving device buffers, vouched for by hand.

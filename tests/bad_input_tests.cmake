@@ -40,6 +40,10 @@ if("nccl" IN_LIST compiled_backends AND NOT Kokkos_ENABLE_CUDA)
   ringcomm_add_failure_test(unusable_transport RANKS 2 ENV RINGCOMM_TRANSPORT=nccl
     EXPECT "transport 'nccl' is not usable here: .*ring buffers are in host memory" "\n  host: usable")
 endif()
+if("cuda_ipc" IN_LIST compiled_backends AND NOT Kokkos_ENABLE_CUDA)
+  ringcomm_add_failure_test(unusable_cuda_ipc RANKS 2 ENV RINGCOMM_TRANSPORT=cuda_ipc
+    EXPECT "transport 'cuda_ipc' is not usable here: .*cuda_ipc moves device memory only" "\n  host: usable")
+endif()
 
 ringcomm_add_failure_test(ring_size_not_dividing_ranks RANKS 4 ENV RINGCOMM_RING_SIZE=3
   EXPECT "ring size S=3 must be at least 1 and divide the 4 ranks")

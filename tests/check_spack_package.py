@@ -101,7 +101,9 @@ def cmake_definitions(source_dir):
 def defined_in_cmake(name, cmake_text):
     if name.startswith("CMAKE_"):
         return True
-    declared = re.search(rf"option\(\s*{name}\b", cmake_text) or re.search(rf"set\(\s*{name}\b[^)]*CACHE", cmake_text)
+    declared = (re.search(rf"option\(\s*{name}\b", cmake_text) or re.search(rf"set\(\s*{name}\b[^)]*CACHE", cmake_text)
+                # backends built with the CUDA toolkit name their option to this macro, which defines it
+                or re.search(rf"ringcomm_cuda_backend_enabled\(\s*\w+\s+{name}\b", cmake_text))
     used = re.search(rf"\$\{{{name}\}}", cmake_text)
     return bool(declared) if name.startswith("RINGCOMM_") else bool(declared or used)
 

@@ -70,6 +70,18 @@ class GtSchedules : public TransportConformance {
     expect_matches(g4.gather(), reference, what.str());
   }
 
+  // Stream-ordered transports take one walker thread: more must fail on every rank, before any ring.
+  void expect_threads_refused(int threads) {
+    const Topology topology(MPI_COMM_WORLD, comm_size(MPI_COMM_WORLD));
+    try {
+      RingTeam team(transport(), topology, message_bytes(tiny_problem()), WalkerSchedule{threads});
+      ADD_FAILURE() << GetParam() << " accepted " << threads << " walker threads";
+    } catch (const Error& e) {
+      EXPECT_TRUE(e.collective()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("deadlock"), std::string::npos) << e.what();
+    }
+  }
+
   static Reference reference() {
     return comm_rank(MPI_COMM_WORLD) == 0 ? gt::reference_gt<Scalar>(tiny_problem()) : Reference();
   }
@@ -80,6 +92,10 @@ TEST_P(GtSchedules, EveryThreadCountDirectionAndStepScheduleMatchesReference) {
   const int S = comm_size(MPI_COMM_WORLD);
   for (const int threads : {1, 2, 3}) {
     if (threads > 1 && !thread_multiple_provided()) continue;
+    if (threads > 1 && transport().capabilities().stream_ordered) {
+      expect_threads_refused(threads);
+      continue;
+    }
     for (const Directions directions : {Directions::uni, Directions::bi})
       for (const StepSchedule steps : {StepSchedule::lock_step, StepSchedule::overlap})
         expect_schedule_matches(WalkerSchedule{threads, directions, steps}, S, expected);

@@ -82,6 +82,25 @@ ringcomm_add_program_test(ring_overhead PROGRAM ring_overhead RANKS 2
 ringcomm_add_program_test(ring_overhead_bad_size PROGRAM ring_overhead RANKS 2 ARGS --sizes 12Q EXPECT_FAILURE
   EXPECT "--sizes='12Q' is not valid: expected a byte count")
 
+# overlap: tiny sizes on the host-completing transports compiled here; tests/check_overlap_json.cmake
+# checks that every figure and raw sample is in the JSON, positive. Times are not judged.
+set(_overlap_transports "")
+foreach(transport IN ITEMS mpi host ucx)
+  if(transport IN_LIST _compiled_backends)
+    list(APPEND _overlap_transports ${transport})
+  endif()
+endforeach()
+list(JOIN _overlap_transports "," _overlap_transports)
+ringcomm_add_program_test(overlap PROGRAM overlap RANKS 2
+  ARGS --transports ${_overlap_transports} --threads 2 --samples 2 --warmup 1 --measurements 2
+       --nb 1 --lx 2 --ly 2 --nfreq 4 --exchange-frequencies 0,1
+  JSON overlap.json EXPECT "overlap/max" "\nmpi +overlap +[0-9]" "speed-up vs T=1" "exchange ms/round"
+  AFTER ${CMAKE_COMMAND} -DJSON=${CMAKE_CURRENT_BINARY_DIR}/program_tests/overlap/overlap.json
+        -DTRANSPORTS=${_overlap_transports} -DTHREADS=1,2 -DSAMPLES=2 -P ${CMAKE_CURRENT_SOURCE_DIR}/check_overlap_json.cmake)
+ringcomm_add_program_test(overlap_help PROGRAM overlap RANKS 1 ARGS --help
+  EXPECT "Usage: overlap" "--threads LIST" "--exchange-frequencies" "--samples N")
+unset(_overlap_transports)
+
 # ring_compare: every ring result against the original, the original against the serial reference.
 ringcomm_add_program_test(ring_compare_double PROGRAM ring_compare RANKS 4
   ARGS --ring-size 1,2,4 --nb 2 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,3 --exchange-frequencies 0,1

@@ -70,7 +70,8 @@ bool bitwise_equal(const std::vector<Scalar>& a, const std::vector<Scalar>& b) {
 // The kernel run by hand, slice by slice, over the problem's measurements, then over one padding
 // message whose G_σ slots hold NaN (which must change nothing). `edit` may alter each host message.
 template <class Scalar, class Edit>
-std::vector<Scalar> run_kernel(const Problem& problem, const std::vector<SliceRange>& ranges, Edit edit) {
+std::vector<Scalar> run_kernel(const Problem& problem, const std::vector<SliceRange>& ranges, Edit edit,
+                               int rows_per_thread = 1) {
   const Dims& dims = problem.dims;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
   const std::size_t message_bytes = dims.message_entries() * sizeof(Scalar);
@@ -78,7 +79,8 @@ std::vector<Scalar> run_kernel(const Problem& problem, const std::vector<SliceRa
   std::vector<Scalar> full(dims.entries());
   for (const SliceRange& range : ranges) {
     Kokkos::View<Scalar*> slice("test slice", range.size());
-    const GtAccumulator<Scalar> accumulate(dims, problem.channel, slice, range);
+    GtAccumulator<Scalar> accumulate(dims, problem.channel, slice, range);
+    accumulate.set_exchange_rows_per_thread(rows_per_thread);
     for (std::size_t id = 0; id < problem.measurements; ++id) {
       std::vector<Scalar> host = walker.host_message<Scalar>(id);
       edit(host);
@@ -389,6 +391,34 @@ TYPED_TEST(TypedKernels, EveryChannelMatchesTheReference) {
       EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, parts), full));
     }
   }
+}
+
+// Threads that take several exchange rows each compute every entry exactly as before, so G_t is the
+// same bit for bit, also for slices that begin and end inside a row.
+TYPED_TEST(TypedKernels, SeveralExchangeRowsPerThreadChangeNoBit) {
+  using Scalar = TypeParam;
+  for (const Channel channel : kAllChannels) {
+    const Problem problem = small_problem(1, channel);
+    const std::size_t n = problem.dims.entries();
+    const std::vector<SliceRange> parts = {{0, n / 3}, {n / 3, n / 2 + 1}, {n / 2 + 1, n}};
+    const auto keep = [](std::vector<Scalar>&) {};
+    const auto one_per_thread = run_kernel<Scalar>(problem, parts, keep, 1);
+    for (const int rows : {2, 3, GtAccumulator<Scalar>::kMaxExchangeRowsPerThread}) {
+      SCOPED_TRACE(to_string(channel) + ", " + std::to_string(rows) + " rows per thread");
+      EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, parts, keep, rows), one_per_thread));
+      EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, {SliceRange{0, n}}, keep, rows), one_per_thread));
+    }
+  }
+}
+
+TEST(GtAccumulator, RejectsExchangeRowsPerThreadOutOfRange) {
+  const Dims dims = small_problem(1, Channel::pp_up_down).dims;
+  Kokkos::View<Kokkos::complex<double>*> slice("slice", dims.entries());
+  GtAccumulator<Kokkos::complex<double>> accumulate(dims, Channel::pp_up_down, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(accumulate.set_exchange_rows_per_thread(0), Error);
+  EXPECT_THROW(accumulate.set_exchange_rows_per_thread(65), Error);
+  accumulate.set_exchange_rows_per_thread(4);
+  EXPECT_EQ(accumulate.exchange_rows_per_thread(), 4);
 }
 
 TYPED_TEST(TypedKernels, ComparisonDetectsAChangedInputEntry) {

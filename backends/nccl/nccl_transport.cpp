@@ -1,6 +1,8 @@
-// nccl: each ring step is one ncclSend to the right and one ncclRecv from the left, grouped, on the
-// stream of the caller's Kokkos execution space instance. The kernel that consumes the received slot
-// is queued behind them on the same stream, so no step waits on the host.
+// nccl: each ring step is one ncclSend to the right and one ncclRecv from the left, grouped, on a
+// stream of the channel's own that events tie to the stream of the caller's Kokkos execution space
+// instance: the exchange starts once the work queued there before start() is done, and the work
+// queued there after finish() starts once the exchange is done. No step waits on the host, and work
+// queued between start() and finish() (the overlap schedule's consume) runs alongside the exchange.
 #include <array>
 #include <exception>
 #include <memory>
@@ -42,6 +44,12 @@ class NcclChannel final : public Channel {
       // A thread that never chose a device would have NCCL set up on device 0.
       RINGCOMM_CUDA(cudaSetDevice(device_));
       RINGCOMM_CUDA(cudaEventCreateWithFlags(&exchanged_, cudaEventDisableTiming));
+      RINGCOMM_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+      // The highest priority lets NCCL's few blocks onto the SMs ahead of the rest of a large
+      // consume kernel queued on the other stream, instead of after it.
+      int lowest = 0, highest = 0;
+      RINGCOMM_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+      RINGCOMM_CUDA(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, highest));
     });
     require_one_rank_per_gpu(spec.comm, device_);
     const bool register_slots = register_slots_requested(spec.comm);
@@ -64,7 +72,9 @@ class NcclChannel final : public Channel {
     } catch (const Error&) {
       // The communicator has failed; destroying it aborts it rather than waiting for its peers.
     }
-    communicator_.reset();  // before the slots it may still reference
+    communicator_.reset();  // before the slots and the stream it may still reference
+    if (exchange_stream_ != nullptr) cudaStreamDestroy(exchange_stream_);
+    if (ready_ != nullptr) cudaEventDestroy(ready_);
     if (exchanged_ != nullptr) cudaEventDestroy(exchanged_);
   }
 
@@ -72,29 +82,37 @@ class NcclChannel final : public Channel {
   const ChannelSpec& spec() const override { return spec_; }
 
   void start(int send, int recv, StreamRef stream) override {
-    const auto cuda_stream = static_cast<cudaStream_t>(stream.native);
     int current = -1;
     RINGCOMM_CUDA(cudaGetDevice(&current));
     if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
-    enqueue_exchange(send, recv, cuda_stream);
-    // The destructor waits for this event, not for the stream, which its owner may destroy first
-    // (a RingTeam drops its execution space instances before its rings).
-    RINGCOMM_CUDA(cudaEventRecord(exchanged_, cuda_stream));
+    RINGCOMM_CUDA(cudaEventRecord(ready_, caller(stream)));
+    RINGCOMM_CUDA(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
+    enqueue_exchange(send, recv, exchange_stream_);
+    // The destructor waits for this event, which outlives the streams of the caller (a RingTeam
+    // drops its execution space instances before its rings).
+    RINGCOMM_CUDA(cudaEventRecord(exchanged_, exchange_stream_));
     started_ = true;
   }
 
-  // Stream-ordered: whatever the caller queues on the stream runs after the exchange. Only failures
-  // NCCL has noticed so far can be reported here.
-  void finish(StreamRef) override { throw_if_async_error(communicator_->get()); }
+  // Stream-ordered: whatever the caller queues on the stream from now on runs after the exchange.
+  // Only failures NCCL has noticed so far can be reported here.
+  void finish(StreamRef stream) override {
+    throw_if_async_error(communicator_->get());
+    RINGCOMM_CUDA(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
+  }
 
   // The one host wait of a round (Ring::circulate calls it last): bounded, and on expiry the
   // communicator is aborted, so that no later fence waits for an NCCL kernel that never ends.
+  // The caller's stream waits for the last exchange, and so for all before it.
   void drain(StreamRef stream) override {
-    communicator_->wait_idle(static_cast<cudaStream_t>(stream.native), spec_.timeout_seconds,
+    communicator_->wait_idle(caller(stream), spec_.timeout_seconds,
                              stall("this round's exchanges and the work queued behind them"));
   }
 
  private:
+  // A caller without an execution space instance of its own queues on the legacy default stream.
+  static cudaStream_t caller(StreamRef stream) { return static_cast<cudaStream_t>(stream.native); }
+
   void enqueue_exchange(int send, int recv, cudaStream_t stream) {
     ncclComm_t comm = communicator_->get();
     RINGCOMM_NCCL(ncclGroupStart());
@@ -108,16 +126,9 @@ class NcclChannel final : public Channel {
   // that cost into open_channel().
   void connect_peers() {
     collectively(spec_.comm, [&] {
-      cudaStream_t stream = nullptr;
-      RINGCOMM_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      try {
-        enqueue_exchange(0, 1, stream);
-        communicator_->wait_idle(stream, spec_.timeout_seconds, stall("the first exchange, which connects the peers"));
-      } catch (...) {
-        cudaStreamDestroy(stream);
-        throw;
-      }
-      RINGCOMM_CUDA(cudaStreamDestroy(stream));
+      enqueue_exchange(0, 1, exchange_stream_);
+      communicator_->wait_idle(exchange_stream_, spec_.timeout_seconds,
+                               stall("the first exchange, which connects the peers"));
     });
   }
 
@@ -136,7 +147,9 @@ class NcclChannel final : public Channel {
   int device_ = 0;
   std::unique_ptr<Communicator> communicator_;
   std::array<void*, kSlots> registrations_{};
-  cudaEvent_t exchanged_ = nullptr;  // recorded after each exchange
+  cudaStream_t exchange_stream_ = nullptr;
+  cudaEvent_t ready_ = nullptr;      // recorded on the caller's stream before each exchange
+  cudaEvent_t exchanged_ = nullptr;  // recorded on exchange_stream_ after each exchange
   bool started_ = false;
 };
 

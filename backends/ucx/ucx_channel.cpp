@@ -26,17 +26,24 @@
 // never race each other, and == k holds exactly when every byte that changed has landed, which keeps
 // a transport that splits the 8-byte write from being misread.
 //
+// RINGCOMM_UCX_PUT_CHUNK splits a message into puts of at most that many bytes (0, the default: one
+// put). UCX picks its protocol per put size, and on some machines a large message moves faster as
+// several mid-sized puts that UCX can keep in flight at once; the flush covers them all.
+//
 // With S = 1 the endpoints lead back to this rank's own worker; nothing else changes.
 #include "ucx_channel.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include "peer_exchange.hpp"
 #include "ringcomm/collective.hpp"
+#include "ringcomm/settings.hpp"
 #include "ucx_memory.hpp"
 #include "ucx_status.hpp"
 #include "ucx_worker.hpp"
@@ -51,6 +58,11 @@ struct Signals {
 };
 
 std::uint64_t load(const std::uint64_t& counter) { return __atomic_load_n(&counter, __ATOMIC_ACQUIRE); }
+
+std::size_t put_chunk_setting() {
+  const auto text = settings::env("RINGCOMM_UCX_PUT_CHUNK");
+  return text ? settings::parse_bytes(*text, "RINGCOMM_UCX_PUT_CHUNK") : 0;
+}
 
 // A communicator of the channel's own, so that channels driven by different threads never meet in
 // one collective at setup and teardown.
@@ -78,6 +90,7 @@ class UcxChannel final : public Channel {
     // constructor together, either with a channel or with the same error.
     PeerInfo mine;
     collectively(comm_, [&] {
+      put_chunk_bytes_ = put_chunk_setting();
       worker_ = std::make_unique<Worker>(context_->handle(), spec_.timeout_seconds, spec_.id);
       signals_region_ = LocalRegion(context_->handle(), MemoryKind::host, sizeof(Signals), "ucx step counters");
       std::memset(signals_region_.data(), 0, sizeof(Signals));
@@ -142,8 +155,14 @@ class UcxChannel final : public Channel {
     params.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE | UCP_OP_ATTR_FIELD_MEMH;
     params.memory_type = slots_[send].memory_type();
     params.memh = slots_[send].handle();
-    message_put_ = Operation(ucp_put_nbx(right_, slots_[send].data(), spec_.bytes, right_slots_[recv].address(),
-                                         right_slots_[recv].rkey(), &params));
+    const auto* source = static_cast<const unsigned char*>(slots_[send].data());
+    const std::size_t chunk = put_chunk_bytes_ == 0 ? spec_.bytes : put_chunk_bytes_;
+    message_puts_.clear();
+    for (std::size_t offset = 0; offset < spec_.bytes; offset += chunk) {
+      const std::size_t length = std::min(chunk, spec_.bytes - offset);
+      message_puts_.emplace_back(ucp_put_nbx(right_, source + offset, length, right_slots_[recv].address(offset),
+                                             right_slots_[recv].rkey(), &params));
+    }
     ucp_request_param_t flush_params{};
     message_flush_ = Operation(ucp_ep_flush_nbx(right_, &flush_params));
   }
@@ -151,8 +170,9 @@ class UcxChannel final : public Channel {
   void finish(StreamRef) override {
     worker_->wait_until(
         [&] {
-          return settled(message_put_, "the message put", spec_.send_to) &&
-                 settled(message_flush_, "the flush after the message put", spec_.send_to);
+          for (Operation& put : message_puts_)
+            if (!settled(put, "the message put", spec_.send_to)) return false;
+          return settled(message_flush_, "the flush after the message put", spec_.send_to);
         },
         [&] { return stall("the put to the right neighbour to land", spec_.send_to, spec_.bytes); });
     arrived_source_ = step_;
@@ -218,12 +238,13 @@ class UcxChannel final : public Channel {
   RemoteRegion left_signals_;
   std::array<RemoteRegion, kSlots> right_slots_;
   std::uint64_t right_slot_bytes_ = 0;
+  std::size_t put_chunk_bytes_ = 0;
 
   std::uint64_t step_ = 0;
   std::uint64_t credit_source_ = 0;
   std::uint64_t arrived_source_ = 0;
   Operation credit_put_;
-  Operation message_put_;
+  std::vector<Operation> message_puts_;
   Operation message_flush_;
   Operation arrived_put_;
 };

@@ -43,6 +43,11 @@ void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not) {
   std::map<std::string, std::vector<int>> ranks_by_reason;
   for (int r = 0; r < static_cast<int>(reasons.size()); ++r)
     if (!reasons[r].empty()) ranks_by_reason[reasons[r]].push_back(r);
+  // An error already agreed on over these ranks (nested collective steps) is passed on unchanged.
+  static const std::string everyone = "all ranks: ";
+  const auto& [only_reason, only_ranks] = *ranks_by_reason.begin();
+  if (ranks_by_reason.size() == 1 && only_ranks.size() == reasons.size() && only_reason.rfind(everyone, 0) == 0)
+    throw Error(only_reason, true);
   std::ostringstream msg;
   bool first = true;
   for (const auto& [reason, ranks] : ranks_by_reason) {

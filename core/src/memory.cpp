@@ -94,6 +94,13 @@ bool device_is_separate() {
   return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DeviceSpace>::accessible;
 }
 
+int data_memory_device() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (device_is_separate() && Kokkos::is_initialized()) return Kokkos::Cuda().cuda_device();
+#endif
+  return -1;
+}
+
 MemoryInfo query_memory(MemoryKind kind) {
 #ifdef KOKKOS_ENABLE_CUDA
   if (kind == MemoryKind::device) {

@@ -26,6 +26,17 @@ void throw_request_error(int code, const MPI_Status* statuses, int count, const 
 
 void use_error_codes(MPI_Comm comm) { check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"); }
 
+PrivateComm::PrivateComm(MPI_Comm parent) {
+  check_mpi(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+  use_error_codes(comm_);
+}
+
+PrivateComm::~PrivateComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
 std::vector<bool> pending_requests(const MPI_Request* requests, int count) {
   std::vector<bool> pending(static_cast<std::size_t>(count), false);
   for (int i = 0; i < count; ++i) {

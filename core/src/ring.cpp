@@ -35,7 +35,7 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
       position_(topology.position()),
       stream_ordered_(transport.capabilities().stream_ordered),
       direction_(options.direction),
-      schedule_(stream_ordered_ ? StepSchedule::lock_step : options.schedule) {
+      schedule_(options.schedule) {
   const int channel_id = options.channel_id;
   check_identical(topology.world(),
                   {{"message bytes", std::to_string(message_bytes)},

@@ -51,10 +51,21 @@ void ThreadBarrier::break_all() {
 RingTeam::RingTeam(Transport& transport, const Topology& topology, std::size_t message_bytes,
                    const WalkerSchedule& schedule)
     : schedule_(schedule), execs_(exec_spaces_for(schedule.threads)), serialise_kernels_(!kernels_run_concurrently()) {
-  if (schedule.threads > 1)
+  if (schedule.threads > 1) {
     require_thread_level(topology.world(), MPI_THREAD_MULTIPLE,
                          std::string(kThreadsSetting) + "=" + std::to_string(schedule.threads) +
                              " (each walker thread drives its own ring)");
+    // A stream-ordered exchange is a GPU kernel that spins until the peer rank's matching kernel runs.
+    // Two threads' such kernels, plus anything that makes a thread wait for the device, can wait on
+    // each other across ranks for ever (NCCL's documentation calls concurrent communicators on one
+    // GPU unsafe for this reason, and runs on 2 H200 did hang this way). Refused before any ring opens.
+    if (transport.capabilities().stream_ordered)
+      throw Error(std::string(kThreadsSetting) + "=" + std::to_string(schedule.threads) + " with the '" +
+                      transport.name() + "' transport: its exchanges are GPU kernels that wait for the peer rank, "
+                      "and those of several walker threads can deadlock across ranks; use " + kThreadsSetting +
+                      "=1 with '" + transport.name() + "', or cuda_ipc or ucx for walker threads",
+                  true);
+  }
   rings_per_thread_ = directions_of_thread(schedule, 0).size();
   // Opened one after another on the calling thread: opening is collective, and every rank opens the
   // same rings in the same order.

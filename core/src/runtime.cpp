@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -13,6 +14,14 @@
 namespace ringcomm {
 
 Runtime::Runtime(int& argc, char**& argv, int thread_level) {
+#ifdef KOKKOS_ENABLE_CUDA
+  // With walker threads, one thread's NCCL kernel can spin waiting for its peer rank while another
+  // thread launches a kernel for the first time. CUDA's lazy loading may then synchronise the whole
+  // context to load that kernel, waiting for the spinning kernel, whose peer may be stuck the same
+  // way: a deadlock across ranks. Loading every kernel when the context is created rules that out.
+  // Set before MPI or Kokkos can create a context; a value the user chose is kept.
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+#endif
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {

@@ -70,6 +70,19 @@ json::Value run_metadata(const std::string& program, const std::string& command_
   return meta;
 }
 
+json::Value dims_json(const gt::Dims& dims) {
+  json::Value d = json::Value::object();
+  d["nb"] = dims.nb;
+  d["Lx"] = dims.Lx;
+  d["Ly"] = dims.Ly;
+  d["n_freq"] = dims.n_freq;
+  d["exchange_momenta"] = dims.exchange_momenta;
+  d["exchange_frequencies"] = dims.exchange_frequencies;
+  d["M"] = dims.M();
+  d["entries"] = dims.entries();
+  return d;
+}
+
 Table::Table(std::vector<std::string> headers) { rows_.push_back(std::move(headers)); }
 
 void Table::add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ringcomm/gt/dims.hpp"
 #include "ringcomm/json.hpp"
 
 namespace ringcomm::report {
@@ -20,6 +21,10 @@ std::string utc_timestamp();             // ISO 8601, e.g. "2025-01-31T12:00:00Z
 // Top-level metadata of a JSON report: program, ringcomm version, command line, host, date, ranks,
 // Kokkos and MPI. Collective over MPI_COMM_WORLD (gathers the host names of all ranks).
 json::Value run_metadata(const std::string& program, const std::string& command_line);
+
+// G_t's shape as the "dims" object of a JSON report: nb, Lx, Ly, n_freq, exchange_momenta,
+// exchange_frequencies, M and entries.
+json::Value dims_json(const gt::Dims& dims);
 
 // Columns padded to their widest cell; the first column is left-aligned, the others right-aligned
 // (they hold numbers).

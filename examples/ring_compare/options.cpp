@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "gt_options.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/registry.hpp"
 #include "ringcomm/settings.hpp"
@@ -25,10 +26,6 @@ Options::Options() {
 
 namespace {
 
-int parse_int(const std::string& text, const std::string& option, int min, int max) {
-  return static_cast<int>(settings::parse_integer(text, option, min, max));
-}
-
 std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min) {
   std::vector<int> values;
   for (const long long v : settings::parse_integer_list(text, option, min, INT_MAX)) values.push_back(static_cast<int>(v));
@@ -42,20 +39,8 @@ Precision parse_precision(const std::string& text) {
                                                                               : Precision::single_precision;
 }
 
-// Checks that need several options at once; the kernels' own validation would name fields, not options.
-void check_dims(const Options& o) {
-  const int nc = o.dims.Lx * o.dims.Ly;
-  for (const int q : o.dims.exchange_momenta)
-    if (q >= nc)
-      throw Error("--exchange-momenta: momentum " + std::to_string(q) + " is not valid: expected indices in [0, " +
-                  std::to_string(nc) + ") for the " + std::to_string(o.dims.Lx) + "x" + std::to_string(o.dims.Ly) +
-                  " cluster (--lx, --ly)");
-  try {
-    o.dims.validate();
-  } catch (const Error& e) {
-    // The kernels name fields (M, N, …); the user must learn which options make them.
-    throw Error(std::string(e.what()) + " (set by --nb, --lx, --ly, --nfreq, --exchange-momenta, --exchange-frequencies)");
-  }
+// --dump against the other options; the G_t shape itself is checked by add_dims_options' check.
+void check_dump(const Options& o) {
   if (!o.dump_dir.empty() && o.dims.entries() > o.compare_limit)
     throw Error("--dump needs the gathered G_t, but " + std::to_string(o.dims.entries()) +
                 " entries exceed --compare-limit=" + std::to_string(o.compare_limit));
@@ -97,20 +82,7 @@ cli::CommandLine command_line(Options& o) {
              "double (complex<double>, also z) | float (complex<float>, also c); the type of G_σ, the messages and "
              "G_t (default double)",
              [&](const std::string& v) { o.precision = parse_precision(v); });
-  cli.option("--nb", "N", "orbitals per site (default 2)",
-             [&](const std::string& v) { o.dims.nb = parse_int(v, "--nb", 1, 64); });
-  cli.option("--lx", "N", "cluster extent in x (default 4)",
-             [&](const std::string& v) { o.dims.Lx = parse_int(v, "--lx", 1, 4096); });
-  cli.option("--ly", "N", "cluster extent in y (default 4)",
-             [&](const std::string& v) { o.dims.Ly = parse_int(v, "--ly", 1, 4096); });
-  cli.option("--nfreq", "2n", "fermionic frequencies kept in G_t, even (default 8)", [&](const std::string& v) {
-    o.dims.n_freq = parse_int(v, "--nfreq", 2, 1 << 20);
-    if (o.dims.n_freq % 2 != 0) throw Error("--nfreq='" + v + "' is not valid: expected an even number >= 2");
-  });
-  cli.option("--exchange-momenta", "LIST", "momentum indices Q in [0, lx*ly), e.g. 0,3 (default 0)",
-             [&](const std::string& v) { o.dims.exchange_momenta = parse_int_list(v, "--exchange-momenta", 0); });
-  cli.option("--exchange-frequencies", "LIST", "bosonic frequency indices Ω >= 0, e.g. 0,1 (default 0)",
-             [&](const std::string& v) { o.dims.exchange_frequencies = parse_int_list(v, "--exchange-frequencies", 0); });
+  cli::add_dims_options(cli, o.dims);
   cli.option("--measurements", "N", "measurements in total, over all ranks (default 64)", [&](const std::string& v) {
     o.measurements = static_cast<std::size_t>(settings::parse_integer(v, "--measurements", 1, LLONG_MAX));
   });
@@ -147,7 +119,7 @@ cli::CommandLine command_line(Options& o) {
                o.abort_after_round = static_cast<std::size_t>(settings::parse_integer(v, "--abort-after-round", 1, LLONG_MAX));
              });
   cli.flag("--quiet", "print only errors and the table", [&] { o.quiet = true; });
-  cli.check([&] { check_dims(o); });
+  cli.check([&] { check_dump(o); });
   cli.note("Measurement m is made by rank m mod p in round m / p; every rank runs ceil(measurements / p) rounds, "
            "the last ones padded with empty measurements (sign 0). seconds_per_measurement is the accumulation "
            "loop's time (slowest rank; for the original it includes the final reduction) divided by that number "

@@ -203,7 +203,7 @@ class Comparison {
       announce(selection.transport->name() + ": " + topology.describe() + ", messages of " +
                format_bytes(static_cast<double>(run.message_bytes)));
       team = std::make_unique<RingTeam>(*selection.transport, topology, run.message_bytes, schedule_);
-      run.schedule.steps = team->ring(0, 0).schedule();  // lock_step on stream-ordered transports
+      run.schedule.steps = team->ring(0, 0).schedule();
     } catch (const Error& e) {
       // A transport the user named must run. One from the default list may still fail where its
       // probe passed (NCCL with two ranks on one GPU); the error is collective, so every rank skips it.
@@ -313,16 +313,7 @@ class Comparison {
   json::Value as_json() const {
     json::Value out = json::Value::object();
     out["metadata"] = report::run_metadata("ring_compare", command_line_);
-    const gt::Dims& d = problem_.dims;
-    json::Value& dims = out["dims"];
-    dims["nb"] = d.nb;
-    dims["Lx"] = d.Lx;
-    dims["Ly"] = d.Ly;
-    dims["n_freq"] = d.n_freq;
-    dims["exchange_momenta"] = d.exchange_momenta;
-    dims["exchange_frequencies"] = d.exchange_frequencies;
-    dims["M"] = d.M();
-    dims["entries"] = d.entries();
+    out["dims"] = report::dims_json(problem_.dims);
     out["channel"] = gt::to_string(problem_.channel);
     out["scalar"] = scalar_name(options_.precision);
     out["seed"] = problem_.seed;
@@ -341,13 +332,14 @@ class Comparison {
   }
 
   std::string table() const {
-    report::Table t({"transport", "S", "rings", "s/measurement", "eff. GB/s", "G_t/rank", "buffers/rank", "l1 error",
+    report::Table t({"transport", "S", "T", "rings", "s/measurement", "eff. GB/s", "G_t/rank", "buffers/rank", "l1 error",
                      "l2 error", "linf error"});
     auto error_cell = [](const Run& run, double gt::ErrorNorms::*norm) {
       return run.errors ? report::format("%.2e", (*run.errors).*norm) : std::string("-");
     };
     for (const auto& run : runs_)
-      t.add_row({run.transport, std::to_string(run.ring_size), std::to_string(run.rings),
+      t.add_row({run.transport, std::to_string(run.ring_size), std::to_string(run.schedule.threads),
+                 std::to_string(run.rings),
                  report::format("%.3e", run.seconds_per_measurement()),
                  run.ring ? report::format("%.3f", run.effective_bandwidth_GBps()) : "-",
                  format_bytes(static_cast<double>(run.gt_bytes_per_rank)),

@@ -44,38 +44,62 @@ struct EntryShape {
   }
 };
 
-// Which entry of the slice thread t updates, and where it sits in the slice.
+// Which entries of the slice thread t updates, and where they sit in the slice.
 //
 // Each G_σ column (k2,w2) is read for every exchange (Q,Ω); in G_t's order those reads lie N/(N_Q·N_Ω)
 // entries apart, too far for any cache, and for nb = 1 G_σ would then cost twice the memory traffic of
 // G_t itself. So the exchange rows that the slice holds whole are walked with the exchange index
 // running faster than (k2,w2): the G_σ columns in use at any time then fit in L2. The inner index
-// stays fastest, which keeps writes contiguous. The partial rows at either end are walked in order.
+// stays fastest, which keeps writes contiguous. The partial rows at either end are walked in order,
+// one entry per thread.
+//
+// In the whole rows a thread may take `rows_per_thread` consecutive exchange rows of one (inner,
+// pair) index. Half of the G_σ values an entry reads do not depend on the exchange, so the thread reads
+// them once for all its rows instead of once per entry, which takes that share of the G_σ reads off L2.
 struct SliceOrder {
   EntryShape shape;
   std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
   std::uint32_t begin_outer;
   std::uint64_t head_count;  // entries before the first whole row
   std::uint64_t body_count;  // entries in whole rows
+  std::uint64_t body_threads;  // threads for the whole rows: I·P·⌈rows / rows_per_thread⌉
   std::uint32_t first_row;   // exchange index of the first whole row
-  FastDivisor rows;          // number of whole rows
+  std::uint32_t row_count;   // number of whole rows
+  std::uint32_t rows_per_thread;
+  FastDivisor row_groups;    // ⌈row_count / rows_per_thread⌉
 
-  KOKKOS_INLINE_FUNCTION EntryIndex operator()(std::uint64_t thread, std::uint64_t& slot) const {
+  KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
+    return thread >= head_count && thread - head_count < body_threads;
+  }
+
+  // An entry of a partial row: thread `thread` (not in_body) updates exactly one.
+  KOKKOS_INLINE_FUNCTION EntryIndex edge_entry(std::uint64_t thread, std::uint64_t& slot) const {
+    slot = thread < head_count ? thread : body_count + thread - body_threads;
     std::uint64_t quotient = 0;
-    std::uint32_t inner = 0, pair = 0, row = 0;
-    const std::uint64_t in_body = thread - head_count;
-    if (thread < head_count || in_body >= body_count) {
-      shape.inner_size.divide(begin_inner + thread, quotient, inner);
-      std::uint32_t exchange = 0;
-      shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
-      slot = thread;
-      return shape.compose(inner, pair, exchange);
-    }
-    shape.inner_size.divide(in_body, quotient, inner);
-    rows.divide(static_cast<std::uint32_t>(quotient), pair, row);
-    const std::uint64_t inner_size = shape.inner_size.divisor();
-    slot = head_count + inner + inner_size * (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * row);
-    return shape.compose(inner, pair, first_row + row);
+    std::uint32_t inner = 0, pair = 0, exchange = 0;
+    shape.inner_size.divide(begin_inner + slot, quotient, inner);
+    shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
+    return shape.compose(inner, pair, exchange);
+  }
+
+  // The (inner, pair) index of body thread `thread` and its rows [row_begin, row_end).
+  KOKKOS_INLINE_FUNCTION void body_rows(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
+                                        std::uint32_t& row_begin, std::uint32_t& row_end) const {
+    std::uint64_t quotient = 0;
+    std::uint32_t group = 0;
+    shape.inner_size.divide(thread - head_count, quotient, inner);
+    row_groups.divide(static_cast<std::uint32_t>(quotient), pair, group);
+    row_begin = group * rows_per_thread;
+    row_end = row_begin + rows_per_thread < row_count ? row_begin + rows_per_thread : row_count;
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint64_t body_slot(std::uint32_t inner, std::uint32_t pair, std::uint32_t row) const {
+    return head_count + inner + static_cast<std::uint64_t>(shape.inner_size.divisor()) *
+                                    (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * row);
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint64_t threads(std::uint64_t entries) const {
+    return entries - body_count + body_threads;
   }
 };
 
@@ -109,7 +133,9 @@ KOKKOS_INLINE_FUNCTION void add_atomically(Real* target, Real value) {
 }
 
 // kAtomic: other kernels may update the same entries concurrently (GtAccumulator's Updates).
-template <class Scalar, Channel kChannel, bool kAtomic>
+// kSeveralRows: threads may take more than one exchange row (SliceOrder::rows_per_thread > 1); the
+// one-row kernel keeps the loop out of the code.
+template <class Scalar, Channel kChannel, bool kAtomic, bool kSeveralRows>
 struct ChannelKernel {
   using Real = typename Scalar::value_type;
   using MessageView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
@@ -126,9 +152,26 @@ struct ChannelKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     const Real s = sign(0).real();
     if (s == Real(0)) return;  // padding: its G_σ slots were never written
-    std::uint64_t slot = 0;
-    const EntryIndex x = order(static_cast<std::uint64_t>(i), slot);
-    const Scalar term = (Real(0.5) * s) * contribution(x);
+    const Real weight = Real(0.5) * s;
+    const auto thread = static_cast<std::uint64_t>(i);
+    if (!order.in_body(thread)) {
+      std::uint64_t slot = 0;
+      const EntryIndex x = order.edge_entry(thread, slot);
+      add(slot, weight * contribution(x));
+      return;
+    }
+    std::uint32_t inner = 0, pair = 0, row_begin = 0, row_end = 0;
+    order.body_rows(thread, inner, pair, row_begin, row_end);
+    if constexpr (!kSeveralRows) {
+      add(order.body_slot(inner, pair, row_begin), weight * contribution(order.shape.compose(inner, pair, order.first_row + row_begin)));
+    } else {
+      for (std::uint32_t row = row_begin; row < row_end; ++row)
+        add(order.body_slot(inner, pair, row), weight * contribution(order.shape.compose(inner, pair, order.first_row + row)));
+    }
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const {
     if constexpr (kAtomic) {
       // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
       Real* parts = reinterpret_cast<Real*>(&slice(slot));
@@ -139,7 +182,6 @@ struct ChannelKernel {
     }
   }
 
- private:
   // Σσ Gσ[a]·Gσ̄[c] and Σσ Gσ[a]·Gσ[c].
   KOKKOS_INLINE_FUNCTION Scalar opposite_spin_sum(std::int64_t a, std::int64_t c) const {
     return up(a) * down(c) + down(a) * up(c);

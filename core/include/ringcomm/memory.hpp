@@ -24,6 +24,10 @@ bool device_is_separate();
 // The kind in which ring buffers and G_t slices are allocated.
 inline MemoryKind data_memory_kind() { return device_is_separate() ? MemoryKind::device : MemoryKind::host; }
 
+// The CUDA device ordinal that `device` memory and Kokkos' kernels use on this rank; -1 on builds
+// whose data memory is host memory, or before Kokkos is initialised.
+int data_memory_device();
+
 struct MemoryInfo {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;

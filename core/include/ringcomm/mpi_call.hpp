@@ -31,6 +31,21 @@ inline void check_mpi(int code, const char* what) {
 // Sets MPI_ERRORS_RETURN on `comm`.
 void use_error_codes(MPI_Comm comm);
 
+// A duplicate of `parent` for one owner's traffic alone, with MPI_ERRORS_RETURN: a channel that owns
+// one never matches messages of another channel (another walker thread's, say) whatever tags both
+// use, and never meets it in a collective. Freed with its owner unless MPI has been finalised first.
+class PrivateComm {
+ public:
+  explicit PrivateComm(MPI_Comm parent);
+  ~PrivateComm();
+  PrivateComm(const PrivateComm&) = delete;
+  PrivateComm& operator=(const PrivateComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
 // Which of `count` requests are still incomplete (MPI_Request_get_status: nothing is freed).
 std::vector<bool> pending_requests(const MPI_Request* requests, int count);
 

@@ -24,7 +24,10 @@ struct BackendInfo {
   std::string name;
   std::string summary;  // one line for ringcomm-info
   int auto_preference = 100;  // `auto` tries lower numbers first
-  std::function<Usability(const TransportContext&)> probe;  // local, cheap, never throws
+  // Cheap and never throws. Local, unless the answer depends on where the other ranks run: such a
+  // probe is collective over ctx.world and answers the same on every rank, so callers probe on all
+  // ranks of ctx.world together (as probe_on_all_ranks and ringcomm-info do).
+  std::function<Usability(const TransportContext&)> probe;
   std::function<std::unique_ptr<Transport>(const TransportContext&)> create;
   // Extra facts for ringcomm-info (versions, probes); may be empty.
   std::function<std::vector<std::string>(const TransportContext&)> details;

@@ -72,8 +72,7 @@ class Ring {
   // How many times circulate() has run to its end.
   std::uint64_t rounds_circulated() const { return rounds_; }
   Direction direction() const { return direction_; }
-  // The schedule circulate() follows: lock_step whenever the transport is stream-ordered (see
-  // circulate_overlapped).
+  // The schedule circulate() follows (RingOptions::schedule).
   StepSchedule schedule() const { return schedule_; }
 
   // Calls consume(const void* message, int origin) for the own message and each received one, where
@@ -112,27 +111,22 @@ class Ring {
       current = other;
       consume_slot(consume, current, step);
     }
-    if (stream_ordered_) {
-      const Phase drain("ringcomm::drain", &counters_.communication_seconds);
-      try {
-        channel_->drain(stream);
-      } catch (const Error&) {
-        rethrow_with_context(ring_size_ - 1);
-      }
-    }
+    if (stream_ordered_) drain_round(stream);
     end_round(current);
   }
 
   // Step k forwards the message that arrived at step k−1 (the own one at k = 1) while the consume of
   // that same message runs, and receives the next into the other slot; the last arrival is consumed
   // after the loop. With two slots, the slot received into at step k is the one consumed during step
-  // k−1, so that consume must be complete before start(): the fence at the top of each step waits for
-  // exactly that work (and, at k = 1, for the walker that wrote the own message, which start() sends).
-  // Forwarding and consuming only read the slot, so they may run at the same time.
+  // k−1, so that consume must be complete before the exchange of step k writes it (and, at k = 1, the
+  // walker that wrote the own message, which start() sends). Forwarding and consuming only read the
+  // slot, so they may run at the same time.
   //
-  // Stream-ordered transports never get here (the constructor picks lock_step for them): their
-  // exchange and the consume share one stream, so overlapping them needs the exchange on a second
-  // stream ordered by events, which the Channel interface does not offer yet.
+  // Host-completing transports get that order from a host fence at the top of each step.
+  // Stream-ordered ones get it from the stream: start() orders the exchange after everything queued
+  // on `exec` so far (the consume of step k−1 included) but runs it on a stream of the channel's own,
+  // so the consume queued next runs alongside it, and finish() makes `exec` wait for the exchange.
+  // The host then never blocks until the drain at the end of the round.
   template <class Consume>
   void circulate_overlapped(Consume& consume, const ExecSpace& exec) {
     const Phase whole_round("ringcomm::circulate");
@@ -140,14 +134,24 @@ class Ring {
     int current = own_slot_;
     for (int step = 1; step < ring_size_; ++step) {
       const int other = 1 - current;
-      fence_consumes(exec);
+      if (!stream_ordered_) fence_consumes(exec);
       start_step(step, current, other, stream);
       consume_slot(consume, current, step - 1);
       finish_step(step, stream);
       current = other;
     }
     consume_slot(consume, current, ring_size_ - 1);
+    if (stream_ordered_) drain_round(stream);
     end_round(current);
+  }
+
+  void drain_round(StreamRef stream) {
+    const Phase drain("ringcomm::drain", &counters_.communication_seconds);
+    try {
+      channel_->drain(stream);
+    } catch (const Error&) {
+      rethrow_with_context(ring_size_ - 1);
+    }
   }
 
   template <class Consume>

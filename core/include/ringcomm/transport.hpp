@@ -62,10 +62,12 @@ class Channel {
   virtual const ChannelSpec& spec() const = 0;
 
   // Starts sending slot `send` to spec().send_to and receiving into slot `recv` from
-  // spec().recv_from. Stream-ordered transports enqueue on `stream`.
+  // spec().recv_from. Stream-ordered transports order the exchange after the work queued on
+  // `stream` so far; they may run it on a stream of their own, so that work queued on `stream`
+  // between start() and finish() (which may read, but not write, either slot) runs alongside it.
   virtual void start(int send, int recv, StreamRef stream) = 0;
   // After finish() returns, the received slot may be consumed on the host, or — for stream-ordered
-  // transports — by work enqueued on `stream`; the sent slot may be overwritten likewise.
+  // transports — by work queued on `stream` from then on; the sent slot may be overwritten likewise.
   // Every wait is bounded by spec().timeout_seconds and ends in a TimeoutError (watchdog.hpp).
   virtual void finish(StreamRef stream) = 0;
 

@@ -46,6 +46,14 @@ class GtAccumulator {
   // made it) is not needed: every message carries its own G_σ and sign.
   void operator()(const void* message, int origin = 0) const;
 
+  // Each kernel thread updates up to this many entries that differ only in the exchange (Q,Ω), so
+  // that the G_σ values they share come from memory once per thread (GPU: fewer L2 reads); 1 gives
+  // one entry per thread. Throws ringcomm::Error outside [1, kMaxExchangeRowsPerThread].
+  static constexpr int kMaxExchangeRowsPerThread = 64;
+  static constexpr int kDefaultExchangeRowsPerThread = 1;
+  void set_exchange_rows_per_thread(int rows);
+  int exchange_rows_per_thread() const { return rows_per_thread_; }
+
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
   const Dims& dims() const { return dims_; }
@@ -53,7 +61,7 @@ class GtAccumulator {
  private:
   template <Channel kChannel>
   void launch(const Scalar* message) const;
-  template <Channel kChannel, bool kAtomic>
+  template <Channel kChannel, bool kAtomic, bool kSeveralRows>
   void launch_with(const Scalar* message) const;
 
   Dims dims_;
@@ -64,6 +72,7 @@ class GtAccumulator {
   Updates updates_;
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
+  int rows_per_thread_ = kDefaultExchangeRowsPerThread;
 };
 
 }  // namespace ringcomm::gt

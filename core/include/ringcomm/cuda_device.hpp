@@ -1,0 +1,43 @@
+#pragma once
+// The CUDA device a rank drives: which physical GPU it is, and making it current for a while.
+// Header-only like cuda_check.hpp, so that only files compiled against cuda_runtime_api.h pay for it.
+#include <cuda_runtime_api.h>
+
+#include "ringcomm/cuda_check.hpp"
+#include "ringcomm/gpu_placement.hpp"
+
+namespace ringcomm {
+
+// `device` (an ordinal of this process) as other processes can recognise it.
+inline GpuIdentity identify_cuda_device(int device) {
+  GpuIdentity gpu;
+  char bus_id[32] = {};
+  RINGCOMM_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+  gpu.bus_id = bus_id;
+  RINGCOMM_CUDA(cudaGetDeviceCount(&gpu.visible_gpus));
+  return gpu;
+}
+
+// The current device is a per-thread setting that a thread which never chose one leaves at 0, while
+// streams, events and IPC mappings belong to the device that was current when they were made. This
+// makes `device` current for one scope and puts the thread's own choice back afterwards.
+class ScopedCudaDevice {
+ public:
+  explicit ScopedCudaDevice(int device) {
+    int current = 0;
+    RINGCOMM_CUDA(cudaGetDevice(&current));
+    if (current == device) return;
+    RINGCOMM_CUDA(cudaSetDevice(device));
+    restore_ = current;
+  }
+  ~ScopedCudaDevice() {
+    if (restore_ >= 0) cudaSetDevice(restore_);
+  }
+  ScopedCudaDevice(const ScopedCudaDevice&) = delete;
+  ScopedCudaDevice& operator=(const ScopedCudaDevice&) = delete;
+
+ private:
+  int restore_ = -1;  // -1: the device was current already
+};
+
+}  // namespace ringcomm

@@ -1,0 +1,58 @@
+// GpuPlacement: which rank drives which GPU, judged from every rank's own account. Runs without GPUs:
+// the ranks hand in made-up PCI bus ids, as a backend would hand in real ones.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+
+#include "ringcomm/collective.hpp"
+#include "ringcomm/gpu_placement.hpp"
+
+namespace ringcomm {
+namespace {
+
+std::string fake_bus_id(int gpu) { return "0000:" + std::to_string(10 + gpu) + ":00.0"; }
+
+TEST(GpuPlacement, EveryRankSeesEveryRankInOrder) {
+  const int ranks = comm_size(MPI_COMM_WORLD);
+  const GpuPlacement placement = GpuPlacement::gather(MPI_COMM_WORLD, {fake_bus_id(comm_rank(MPI_COMM_WORLD)), ranks});
+  ASSERT_EQ(static_cast<int>(placement.ranks().size()), ranks);
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(placement.ranks()[r].world_rank, r);
+    EXPECT_EQ(placement.ranks()[r].gpu.bus_id, fake_bus_id(r));
+    EXPECT_EQ(placement.ranks()[r].gpu.visible_gpus, ranks);
+    EXPECT_FALSE(placement.ranks()[r].host.empty());
+  }
+}
+
+TEST(GpuPlacement, ARankPerGpuIsFine) {
+  const int ranks = comm_size(MPI_COMM_WORLD);
+  const GpuPlacement placement = GpuPlacement::gather(MPI_COMM_WORLD, {fake_bus_id(comm_rank(MPI_COMM_WORLD)), ranks});
+  EXPECT_EQ(placement.sharing_problems(), "");
+  EXPECT_GE(placement.gpus_in_total(), ranks);
+}
+
+TEST(GpuPlacement, RanksOnOneGpuAreNamedWithTheirHost) {
+  const int ranks = comm_size(MPI_COMM_WORLD);
+  if (ranks < 2) GTEST_SKIP() << "needs two ranks";
+  // All ranks on one GPU, each seeing only that one (as CUDA_VISIBLE_DEVICES=0 would make it).
+  const GpuPlacement placement = GpuPlacement::gather(MPI_COMM_WORLD, {fake_bus_id(0), 1});
+  const std::string problems = placement.sharing_problems();
+  const std::string host = placement.ranks()[0].host;  // mpirun starts the tests on one host
+  const std::string who = ranks == 2 ? "ranks 0 and 1" : ranks == 3 ? "ranks 0, 1 and 2" : "ranks 0, 1, 2 and 3";
+  EXPECT_NE(problems.find(who + " share GPU " + fake_bus_id(0) + " on " + host), std::string::npos) << problems;
+  EXPECT_NE(problems.find("host " + host + " runs " + std::to_string(ranks) + " ranks but has only 1 GPU"),
+            std::string::npos)
+      << problems;
+  EXPECT_EQ(placement.gpus_in_total(), 1);
+}
+
+TEST(GpuPlacement, RanksWithoutAGpuAreLeftToTheCaller) {
+  const int rank = comm_rank(MPI_COMM_WORLD);
+  const GpuPlacement placement =
+      GpuPlacement::gather(MPI_COMM_WORLD, rank % 2 == 0 ? GpuIdentity{fake_bus_id(rank), 4} : GpuIdentity{});
+  EXPECT_EQ(placement.sharing_problems(), "");
+}
+
+}  // namespace
+}  // namespace ringcomm
