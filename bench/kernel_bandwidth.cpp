@@ -30,7 +30,7 @@ constexpr double kTarget = 0.85;
 struct Options {
   gt::Dims dims;
   std::vector<gt::Channel> channels{gt::Channel::pp_up_down};
-  std::vector<int> rows_per_thread{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowsPerThread};
+  std::vector<int> row_tiles{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowTile};
   std::string precision = "double";
   int launches = 10;
   int repetitions = 5;
@@ -51,7 +51,7 @@ gt::Dims paper_dims() {
 
 struct ChannelResult {
   gt::Channel channel;
-  int rows_per_thread = 1;
+  int row_tile = 1;
   double kernel_seconds = 0;  // median per launch
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
@@ -71,20 +71,20 @@ double seconds_per_launch(int launches, Work&& work) {
 }
 
 template <class Scalar>
-ChannelResult measure(const Options& o, gt::Channel channel, int rows_per_thread) {
+ChannelResult measure(const Options& o, gt::Channel channel, int row_tile) {
   const std::size_t n = o.dims.entries();
   Kokkos::View<Scalar*> gt_slice("kernel_bandwidth G_t", n);
   Kokkos::View<Scalar*> copy_target("kernel_bandwidth copy target", n);
   Kokkos::View<Scalar*> message("kernel_bandwidth message", o.dims.message_entries());
   gt::SyntheticWalker(o.dims, 1, 1).write<Scalar>(0, message.data());
   gt::GtAccumulator<Scalar> accumulate(o.dims, channel, gt_slice, SliceRange{0, n});
-  accumulate.set_exchange_rows_per_thread(rows_per_thread);
+  accumulate.set_exchange_row_tile(row_tile);
   const auto kernel = [&] { accumulate(message.data()); };
   const auto copy = [&] { Kokkos::deep_copy(ExecSpace(), copy_target, gt_slice); };
 
   ChannelResult r;
   r.channel = channel;
-  r.rows_per_thread = rows_per_thread;
+  r.row_tile = row_tile;
   const std::size_t g_entries = o.dims.message_entries() - 1;
   r.kernel_bytes = (2 * n + g_entries) * sizeof(Scalar);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -107,7 +107,7 @@ int run(const Options& o, const std::string& command_line) {
   collectively(MPI_COMM_WORLD, [&] { o.dims.validate(); });
   std::vector<ChannelResult> results;
   for (const gt::Channel channel : o.channels)
-    for (const int rows : o.rows_per_thread)
+    for (const int rows : o.row_tiles)
       results.push_back(collectively(MPI_COMM_WORLD, [&] {
         return o.precision == "double" ? measure<Kokkos::complex<double>>(o, channel, rows)
                                        : measure<Kokkos::complex<float>>(o, channel, rows);
@@ -122,11 +122,11 @@ int run(const Options& o, const std::string& command_line) {
   out["byte_count"] = "kernel: G_t slice read + write (2 N scalars) + G_up and G_down read once (2 M^2 scalars), "
                       "a lower bound on its traffic; copy: read + write of N scalars";
   out["results"] = json::Value::array();
-  report::Table table({"channel", "rows/thread", "kernel ms", "kernel GB/s", "copy GB/s", "ratio", "target"});
+  report::Table table({"channel", "row tile", "kernel ms", "kernel GB/s", "copy GB/s", "ratio", "target"});
   for (const auto& r : results) {
     json::Value row = json::Value::object();
     row["channel"] = gt::to_string(r.channel);
-    row["exchange_rows_per_thread"] = r.rows_per_thread;
+    row["exchange_row_tile"] = r.row_tile;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -137,7 +137,7 @@ int run(const Options& o, const std::string& command_line) {
     row["target"] = kTarget;
     row["met"] = r.ratio() >= kTarget;
     out["results"].push_back(row);
-    table.add_row({gt::to_string(r.channel), std::to_string(r.rows_per_thread), report::format("%.3f", r.kernel_seconds * 1e3),
+    table.add_row({gt::to_string(r.channel), std::to_string(r.row_tile), report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
   }
@@ -191,14 +191,14 @@ int main(int argc, char** argv) {
              [&](const std::string& v) { o.precision = settings::parse_choice(v, "--precision", {"double", "float"}); });
   cli.option("--launches", "N", "kernel launches (and copies) per sample (default 10)", integer(o.launches, "--launches", 1, 100000));
   cli.option("--repetitions", "N", "samples of each; the median is reported (default 5)", integer(o.repetitions, "--repetitions", 1, 1000));
-  cli.option("--rows-per-thread", "LIST",
-             "exchange rows each kernel thread updates (GtAccumulator::set_exchange_rows_per_thread), "
+  cli.option("--row-tile", "LIST",
+             "exchange rows a thread block covers for the same inner entries (GtAccumulator::set_exchange_row_tile), "
              "each measured (default: GtAccumulator's default)",
              [&](const std::string& v) {
-               o.rows_per_thread.clear();
-               for (const long long r : settings::parse_integer_list(v, "--rows-per-thread", 1,
-                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowsPerThread))
-                 o.rows_per_thread.push_back(static_cast<int>(r));
+               o.row_tiles.clear();
+               for (const long long r : settings::parse_integer_list(v, "--row-tile", 1,
+                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowTile))
+                 o.row_tiles.push_back(static_cast<int>(r));
              });
   cli.option("--json", "FILE", "also write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
   cli.flag("--quiet", "print nothing but errors", [&] { o.quiet = true; });

@@ -56,14 +56,14 @@ def fit_compute(path):
     raise SystemExit(f"{path}: no ring run with ring_size 1 and counters")
 
 
-def kernel_rate(path, channel="pp_up_down", rows_per_thread=None):
+def kernel_rate(path, channel="pp_up_down", row_tile=None):
     """G_t entries per second of one kernel launch over the whole G_t, from a kernel_bandwidth JSON file
-    (the fastest row split unless rows_per_thread is given). Where kernels run asynchronously (GPUs),
+    (the fastest exchange row tile unless row_tile is given). Where kernels run asynchronously (GPUs),
     ring_compare's host-side counters see only their launch, so this is the rate to use there."""
     with open(path) as f:
         data = json.load(f)
     rows = [r for r in data["results"] if r["channel"] == channel and
-            (rows_per_thread is None or r.get("exchange_rows_per_thread", 1) == rows_per_thread)]
+            (row_tile is None or r.get("exchange_row_tile", 1) == row_tile)]
     if not rows:
         raise SystemExit(f"{path}: no {channel} result")
     return data["entries"] / min(r["kernel_seconds"] for r in rows)

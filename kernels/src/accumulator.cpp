@@ -24,9 +24,10 @@ std::uint64_t inner_size_of(const Dims& dims) {
   return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
 }
 
-detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_thread) {
+detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int row_tile) {
   const std::uint64_t inner_size = inner_size_of(dims);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+  constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
   detail::SliceOrder order{};
   order.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
   order.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));
@@ -35,19 +36,22 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_
   order.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
   order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
   order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
-  order.rows_per_thread = static_cast<std::uint32_t>(rows_per_thread);
   const std::uint64_t row_size = inner_size * pair_size;
   const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
   const std::uint64_t end_row = range.end / row_size;
   if (first_row < end_row) {
     const std::uint64_t rows = end_row - first_row;
-    const std::uint64_t groups = (rows + order.rows_per_thread - 1) / order.rows_per_thread;
+    const std::uint64_t tile = static_cast<std::uint64_t>(row_tile);
+    const std::uint64_t chunks = (inner_size + chunk - 1) / chunk;
+    const std::uint64_t tiles = (rows + tile - 1) / tile;
     order.first_row = static_cast<std::uint32_t>(first_row);
     order.row_count = static_cast<std::uint32_t>(rows);
-    order.row_groups = FastDivisor(static_cast<std::uint32_t>(groups));
+    order.row_tile = FastDivisor(static_cast<std::uint32_t>(tile));
+    order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
+    order.tiles_per_pair = FastDivisor(static_cast<std::uint32_t>(tiles));
     order.head_count = first_row * row_size - range.begin;
     order.body_count = rows * row_size;
-    order.body_threads = groups * row_size;
+    order.body_threads = chunk * tile * chunks * tiles * pair_size;
   } else {
     order.head_count = range.size();
   }
@@ -97,24 +101,18 @@ template <class Scalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar>::launch(const Scalar* message) const {
   if (range_.size() == 0) return;
-  const bool several_rows = rows_per_thread_ > 1;
-  if (updates_ == Updates::concurrent) {
-    if (several_rows) launch_with<kChannel, true, true>(message);
-    else launch_with<kChannel, true, false>(message);
-  } else {
-    if (several_rows) launch_with<kChannel, false, true>(message);
-    else launch_with<kChannel, false, false>(message);
-  }
+  if (updates_ == Updates::concurrent) launch_with<kChannel, true>(message);
+  else launch_with<kChannel, false>(message);
 }
 
 template <class Scalar>
-template <Channel kChannel, bool kAtomic, bool kSeveralRows>
+template <Channel kChannel, bool kAtomic>
 void GtAccumulator<Scalar>::launch_with(const Scalar* message) const {
-  using Kernel = detail::ChannelKernel<Scalar, kChannel, kAtomic, kSeveralRows>;
+  using Kernel = detail::ChannelKernel<Scalar, kChannel, kAtomic>;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   Kernel kernel;
   kernel.slice = slice_;
-  kernel.order = slice_order(dims_, range_, rows_per_thread_);
+  kernel.order = slice_order(dims_, range_, row_tile_);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), dims_.M()};
   kernel.tables = tables_;
   kernel.n_freq = dims_.n_freq;
@@ -128,11 +126,11 @@ void GtAccumulator<Scalar>::launch_with(const Scalar* message) const {
 }
 
 template <class Scalar>
-void GtAccumulator<Scalar>::set_exchange_rows_per_thread(int rows) {
-  if (rows < 1 || rows > kMaxExchangeRowsPerThread)
-    throw Error("GtAccumulator: exchange rows per thread must be between 1 and " +
-                std::to_string(kMaxExchangeRowsPerThread) + ", not " + std::to_string(rows));
-  rows_per_thread_ = rows;
+void GtAccumulator<Scalar>::set_exchange_row_tile(int rows) {
+  if (rows < 1 || rows > kMaxExchangeRowTile)
+    throw Error("GtAccumulator: an exchange row tile must hold between 1 and " + std::to_string(kMaxExchangeRowTile) +
+                " rows, not " + std::to_string(rows));
+  row_tile_ = rows;
 }
 
 template class GtAccumulator<Kokkos::complex<double>>;
