@@ -17,7 +17,8 @@ StagedChannel::StagedChannel(const ChannelSpec& spec, MemoryKind slot_memory, st
     : spec_(spec),
       chunk_bytes_(chunk_bytes),
       chunks_((spec.bytes + chunk_bytes - 1) / chunk_bytes),
-      lanes_(static_cast<int>(std::min<std::size_t>(kMaxLanes, chunks_))) {
+      lanes_(static_cast<int>(std::min<std::size_t>(kMaxLanes, chunks_))),
+      comm_(spec.comm) {
   for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(slot_memory, spec.bytes, "ringcomm host slot");
   const std::size_t stage_bytes = lanes_ * std::min(chunk_bytes_, spec.bytes);
   send_staging_ = Buffer(MemoryKind::pinned_host, stage_bytes, "ringcomm host send staging");
@@ -25,9 +26,6 @@ StagedChannel::StagedChannel(const ChannelSpec& spec, MemoryKind slot_memory, st
   copier_ = make_staging_copier(slot_memory, lanes_, spec.timeout_seconds);
   sends_.assign(lanes_, MPI_REQUEST_NULL);
   receives_.assign(lanes_, MPI_REQUEST_NULL);
-  // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
-  MPI_Comm_dup(spec.comm, &comm_);
-  use_error_codes(comm_);
 }
 
 StagedChannel::~StagedChannel() {
@@ -36,7 +34,6 @@ StagedChannel::~StagedChannel() {
   if (finalized) return;
   // After an error receives may still be posted into the staging buffers about to be freed.
   cancel_pending_receives(receives_.data(), static_cast<int>(receives_.size()));
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 std::size_t StagedChannel::chunk_size(std::size_t chunk) const {
@@ -63,7 +60,7 @@ Stall StagedChannel::stall(std::string waiting_for, int peer, std::size_t bytes_
 
 void StagedChannel::post_receive(std::size_t chunk) {
   check_mpi(MPI_Irecv(recv_stage(lane_of(chunk)), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.recv_from,
-                      kChunkTag, comm_, &receives_[lane_of(chunk)]),
+                      kChunkTag, comm_.get(), &receives_[lane_of(chunk)]),
             "host transport: MPI_Irecv");
 }
 
@@ -80,7 +77,7 @@ void StagedChannel::start_download(std::size_t chunk) {
 void StagedChannel::send_downloaded(std::size_t chunk) {
   const int lane = lane_of(chunk);
   copier_->wait_download(lane);
-  check_mpi(MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_,
+  check_mpi(MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_.get(),
                       &sends_[lane]),
             "host transport: MPI_Isend");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ringcomm/mpi_call.hpp"
 #include "ringcomm/transport.hpp"
 #include "staging_copier.hpp"
 
@@ -48,11 +49,11 @@ class StagedChannel final : public Channel {
   std::size_t chunk_bytes_;
   std::size_t chunks_;
   int lanes_;
+  PrivateComm comm_;  // a channel of its own keeps threads' traffic apart without tag bookkeeping
   std::array<Buffer, kSlots> slots_;
   Buffer send_staging_;
   Buffer recv_staging_;
   std::unique_ptr<StagingCopier> copier_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<MPI_Request> sends_;     // per lane: the last chunk sent from its staging buffer
   std::vector<MPI_Request> receives_;  // per lane: the chunk being received into its staging buffer
   const unsigned char* sending_ = nullptr;  // slot of the exchange in progress

@@ -14,15 +14,13 @@ namespace {
 
 class MpiChannel final : public Channel {
  public:
-  MpiChannel(const ChannelSpec& spec, MemoryKind memory) : spec_(spec), message_(spec.bytes) {
+  // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
+  MpiChannel(const ChannelSpec& spec, MemoryKind memory) : spec_(spec), message_(spec.bytes), comm_(spec.comm) {
     for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(memory, spec.bytes, "ringcomm mpi slot");
-    // A private communicator per channel keeps threads' traffic apart without tag bookkeeping.
-    MPI_Comm_dup(spec.comm, &comm_);
-    use_error_codes(comm_);
     for (int s = 0; s < kSlots; ++s) {
-      check_mpi(MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_, &send_[s]),
+      check_mpi(MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_.get(), &send_[s]),
                 "mpi transport: MPI_Send_init");
-      check_mpi(MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_, &recv_[s]),
+      check_mpi(MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_.get(), &recv_[s]),
                 "mpi transport: MPI_Recv_init");
     }
   }
@@ -36,7 +34,6 @@ class MpiChannel final : public Channel {
       MPI_Request_free(&send_[s]);
       MPI_Request_free(&recv_[s]);
     }
-    MPI_Comm_free(&comm_);
   }
 
   void* slot(int index) override { return slots_[index].data(); }
@@ -78,8 +75,8 @@ class MpiChannel final : public Channel {
 
   ChannelSpec spec_;
   MpiBytes message_;
+  PrivateComm comm_;  // freed after the requests on it, which the destructor frees
   std::array<Buffer, kSlots> slots_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
   std::array<MPI_Request, kSlots> send_{};
   std::array<MPI_Request, kSlots> recv_{};
   std::array<MPI_Request, 2> active_{};
