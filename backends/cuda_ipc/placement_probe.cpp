@@ -27,15 +27,13 @@ struct LocalGpu {
 LocalGpu local_gpu() {
   LocalGpu gpu;
   try {
-    int devices = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess)
-      gpu.failure = "no CUDA device (cudaGetDeviceCount: " + cuda_error_text(e) + ")";
-    else if (devices == 0)
-      gpu.failure = "no CUDA device (cudaGetDeviceCount found none)";
-    else if ((gpu.device = data_memory_device()) < 0)
-      gpu.failure = "Kokkos has not chosen a CUDA device (is Kokkos initialised?)";
-    else
-      gpu.identity = identify_cuda_device(gpu.device);
+    gpu.failure = missing_cuda_device();
+    if (gpu.failure.empty()) {
+      if ((gpu.device = data_memory_device()) < 0)
+        gpu.failure = "Kokkos has not chosen a CUDA device (is Kokkos initialised?)";
+      else
+        gpu.identity = identify_cuda_device(gpu.device);
+    }
   } catch (const std::exception& e) {
     gpu.failure = e.what();
   }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ringcomm/cuda_check.hpp"
+#include "ringcomm/cuda_device.hpp"
 #include "ringcomm/memory.hpp"
 
 extern char** environ;
@@ -61,10 +62,7 @@ Usability probe(const TransportContext& ctx) {
   if (ctx.memory != MemoryKind::device)
     return Usability::no("ring buffers are in host memory: this is a CPU build; build with the cuda preset "
                          "(NCCL moves GPU memory only)");
-  int devices = 0;
-  if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess)
-    return Usability::no("no CUDA device (cudaGetDeviceCount: " + cuda_error_text(e) + ")");
-  if (devices == 0) return Usability::no("no CUDA device (cudaGetDeviceCount found none)");
+  if (const std::string missing = missing_cuda_device(); !missing.empty()) return Usability::no(missing);
   int version = 0;
   if (const ncclResult_t r = ncclGetVersion(&version); r != ncclSuccess)
     return Usability::no(std::string("the NCCL library does not answer ncclGetVersion: ") + ncclGetErrorString(r));

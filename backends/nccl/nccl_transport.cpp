@@ -175,7 +175,7 @@ RINGCOMM_REGISTER_BACKEND(nccl) {
   using namespace ringcomm;
   BackendInfo info;
   info.name = "nccl";
-  info.summary = "NCCL grouped send/receive on the Kokkos stream (GPU builds; one rank per GPU)";
+  info.summary = "NCCL grouped send/receive on a stream of its own, ordered with the Kokkos stream by events (GPU builds; one rank per GPU)";
   // Stream-ordered and on NVLink where there is one: the first choice wherever it can run.
   info.auto_preference = 10;
   info.probe = nccl_backend::probe;

@@ -3,10 +3,21 @@
 // Header-only like cuda_check.hpp, so that only files compiled against cuda_runtime_api.h pay for it.
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "ringcomm/cuda_check.hpp"
 #include "ringcomm/gpu_placement.hpp"
 
 namespace ringcomm {
+
+// Why this process has no CUDA device to run on, or an empty string when it has one.
+inline std::string missing_cuda_device() {
+  int devices = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess)
+    return "no CUDA device (cudaGetDeviceCount: " + cuda_error_text(e) + ")";
+  if (devices == 0) return "no CUDA device (cudaGetDeviceCount found none)";
+  return {};
+}
 
 // `device` (an ordinal of this process) as other processes can recognise it.
 inline GpuIdentity identify_cuda_device(int device) {
