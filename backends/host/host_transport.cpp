@@ -23,7 +23,7 @@ std::size_t chunk_bytes_setting(MPI_Comm world) {
   if (!text) return kDefaultChunkBytes;
   const std::size_t bytes = settings::parse_bytes(*text, kChunkSetting);
   if (bytes == 0 || bytes > static_cast<std::size_t>(INT_MAX))
-    throw Error(std::string(kChunkSetting) + "='" + *text + "' is not valid: expected between 1 byte and " +
+    throw SettingError(std::string(kChunkSetting) + "='" + *text + "' is not valid: expected between 1 byte and " +
                 format_bytes(static_cast<double>(INT_MAX)) + " (MPI counts are int)");
   return bytes;
 }

@@ -64,6 +64,18 @@ void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not) {
   throw Error(msg.str(), true);
 }
 
+void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not, bool bad_setting) {
+  try {
+    agree(comm, ok, reason_if_not);
+  } catch (const Error& e) {
+    int mine = bad_setting ? 1 : 0;
+    int any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any) throw SettingError(e.what(), true);
+    throw;
+  }
+}
+
 namespace {
 std::string encode(const std::vector<Field>& fields) {
   std::string out;

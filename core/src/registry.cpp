@@ -41,7 +41,12 @@ namespace {
 std::string backend_listing(const TransportContext& ctx) {
   std::string text = "compiled transports:";
   for (const auto& b : Registry::instance().backends()) {
-    const Usability u = probe_here(b, ctx);
+    Usability u;
+    try {
+      u = probe_here(b, ctx);
+    } catch (const SettingError& e) {
+      u = Usability::no(e.what());
+    }
     text += "\n  " + b.name + ": " + (u.usable ? "usable" : "not usable: " + u.reason);
   }
   return text;
@@ -53,16 +58,19 @@ std::unique_ptr<Transport> create_everywhere(const BackendInfo& backend, const T
 
 }  // namespace
 
+// A bad setting passes through (SettingError): it must be refused, not become a reason to skip.
 Usability probe_here(const BackendInfo& backend, const TransportContext& ctx) {
   try {
     return backend.probe(ctx);
+  } catch (const SettingError&) {
+    throw;
   } catch (const std::exception& e) {
     return Usability::no(e.what());
   }
 }
 
 Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx) {
-  const Usability mine = probe_here(backend, ctx);
+  const Usability mine = collectively(ctx.world, [&] { return probe_here(backend, ctx); });
   try {
     agree(ctx.world, mine.usable, mine.reason);
   } catch (const Error& e) {

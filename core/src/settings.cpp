@@ -44,7 +44,7 @@ std::string printable(const std::string& text) {
 }
 
 [[noreturn]] void reject(const std::string& setting, const std::string& text, const std::string& allowed) {
-  throw Error(setting + "='" + printable(text) + "' is not valid: expected " + allowed);
+  throw SettingError(setting + "='" + printable(text) + "' is not valid: expected " + allowed);
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }

@@ -8,7 +8,8 @@
 namespace ringcomm::cli {
 
 TransportAvailability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx) {
-  const Usability mine = backend.probe(ctx);
+  // A bad setting is refused on every rank (SettingError), never reported as the transport's reason.
+  const Usability mine = collectively(ctx.world, [&] { return probe_here(backend, ctx); });
   const auto reasons = allgather_strings(ctx.world, mine.usable ? std::string() : mine.reason);
   std::map<std::string, std::vector<int>> ranks_by_reason;
   for (int r = 0; r < static_cast<int>(reasons.size()); ++r)

@@ -207,7 +207,8 @@ class Comparison {
     } catch (const Error& e) {
       // A transport the user named must run. One from the default list may still fail where its
       // probe passed (NCCL with two ranks on one GPU); the error is collective, so every rank skips it.
-      if (request.named_by_user || !e.collective()) throw;
+      // A bad setting is refused whichever transport met it.
+      if (request.named_by_user || !e.collective() || dynamic_cast<const SettingError*>(&e)) throw;
       return skip(request.name, topology, e.what());
     }
     run.transport = selection.transport->name();

@@ -22,29 +22,43 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
 // Collective: if any rank passes ok == false, every rank throws a collective Error naming each failing
 // rank and its reason.
 void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not);
+// The same, but the error is a SettingError when any rank failed on a bad setting (SettingError), so
+// that the caller can still tell a refused setting from anything else.
+void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not, bool bad_setting);
 
-// Collective: runs `work` on every rank; if it throws ringcomm::Error on any rank, every rank throws.
+// Collective: runs `work` on every rank; if it throws ringcomm::Error on any rank, every rank throws
+// (a SettingError when any rank's was one).
 template <class Work>
 auto collectively(MPI_Comm comm, Work&& work) -> decltype(work()) {
   std::string reason;
   bool ok = true;
   if constexpr (std::is_void_v<decltype(work())>) {
+    bool bad_setting = false;
     try {
       work();
+    } catch (const SettingError& e) {
+      ok = false;
+      bad_setting = true;
+      reason = e.what();
     } catch (const Error& e) {
       ok = false;
       reason = e.what();
     }
-    agree(comm, ok, reason);
+    agree(comm, ok, reason, bad_setting);
   } else {
     decltype(work()) result{};
+    bool bad_setting = false;
     try {
       result = work();
+    } catch (const SettingError& e) {
+      ok = false;
+      bad_setting = true;
+      reason = e.what();
     } catch (const Error& e) {
       ok = false;
       reason = e.what();
     }
-    agree(comm, ok, reason);
+    agree(comm, ok, reason, bad_setting);
     return result;
   }
 }

@@ -19,4 +19,12 @@ class Error : public std::runtime_error {
   bool collective_;
 };
 
+// A setting (environment variable, option) whose text does not parse or is out of range. It is the
+// user's mistake, not a property of the machine: callers refuse it, never take it for a reason to
+// skip a transport.
+class SettingError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace ringcomm
