@@ -67,8 +67,47 @@ struct Cluster {
   }
 };
 
+// One measurement's G_σ entries computed one at a time from the walker's stream, rounded to Scalar
+// as the message would hold them: what reference_entries needs to evaluate a few G_t entries of a
+// problem whose whole message would be too large to build once per measurement.
+template <class Scalar>
+class MeasurementEntries {
+ public:
+  MeasurementEntries(const Dims& dims, const SyntheticWalker& walker, std::size_t id)
+      : dims_(dims), walker_(walker), id_(id), m_(static_cast<std::size_t>(dims.M())), sign_(walker.sign(id)) {}
+
+  double sign() const { return sign_; }
+
+  Complex G(int spin, int b, int k, int w, int bp, int kp, int wp) const {
+    using Real = typename Scalar::value_type;
+    const std::size_t position = static_cast<std::size_t>(spin) * m_ * m_ + row(b, k, w) + m_ * row(bp, kp, wp);
+    const Complex exact = walker_.entry(id_, position);
+    return Complex(static_cast<Real>(exact.real()), static_cast<Real>(exact.imag()));
+  }
+  Complex D(int b, int k, int w, int bp, int kp, int wp) const {
+    return G(up, b, k, w, bp, kp, wp) - G(down, b, k, w, bp, kp, wp);
+  }
+  Complex S(int b, int k, int w, int bp, int kp, int wp) const {
+    return G(up, b, k, w, bp, kp, wp) + G(down, b, k, w, bp, kp, wp);
+  }
+
+ private:
+  std::size_t row(int b, int k, int w) const {
+    const int shifted = w + dims_.E();
+    return static_cast<std::size_t>(b + dims_.nb * k + dims_.nb * dims_.Nc() * shifted);
+  }
+
+  const Dims& dims_;
+  const SyntheticWalker& walker_;
+  std::size_t id_;
+  std::size_t m_;
+  double sign_;
+};
+
 // One measurement's contribution to G_t[b1,b2,b3,b4,k1,w1,k2,w2,Q,Ω] (q and W the exchange values).
-Complex contribution(const Measurement& g, Channel channel, const Cluster& cluster, int n_freq, int b1,
+// `g` is a Measurement or a MeasurementEntries: anything with sign(), G(), D() and S().
+template <class Measured>
+Complex contribution(const Measured& g, Channel channel, const Cluster& cluster, int n_freq, int b1,
                      int b2, int b3, int b4, int k1, int w1, int k2, int w2, int q, int W) {
   const double half_s = g.sign() / 2;
   const int opposite[2] = {down, up};
@@ -160,6 +199,36 @@ ErrorNorms compare(const std::vector<Scalar>& result, const std::vector<Complex>
   return ErrorNorms{ratio(diff_l1, ref_l1), std::sqrt(ratio(diff_l2, ref_l2)), ratio(diff_max, ref_max)};
 }
 
+template <class Scalar>
+std::vector<Complex> reference_entries(const Problem& problem, const std::vector<std::size_t>& indices) {
+  const Dims& d = problem.dims;
+  const SyntheticWalker walker(d, problem.seed, problem.measurements);
+  const Cluster cluster{d.Lx, d.Ly};
+  const int nb = d.nb, Nc = d.Nc(), nw = d.n_freq;
+  std::vector<Complex> values(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= d.entries())
+      throw Error("reference_entries: entry " + std::to_string(indices[i]) + " is outside G_t's " +
+                  std::to_string(d.entries()) + " entries");
+    // G_t's order, b1 fastest and Ω slowest, taken apart digit by digit.
+    std::size_t rest = indices[i];
+    auto digit = [&rest](int base) {
+      const int value = static_cast<int>(rest % static_cast<std::size_t>(base));
+      rest /= static_cast<std::size_t>(base);
+      return value;
+    };
+    const int b1 = digit(nb), b2 = digit(nb), b3 = digit(nb), b4 = digit(nb);
+    const int k1 = digit(Nc), w1 = digit(nw), k2 = digit(Nc), w2 = digit(nw);
+    const int iQ = digit(d.NQ()), iW = digit(d.NOmega());
+    for (std::size_t id = 0; id < problem.measurements; ++id)
+      values[i] += contribution(MeasurementEntries<Scalar>(d, walker, id), problem.channel, cluster, nw, b1, b2, b3,
+                                b4, k1, w1, k2, w2, d.exchange_momenta[iQ], d.exchange_frequencies[iW]);
+  }
+  return values;
+}
+
+template std::vector<Complex> reference_entries<Kokkos::complex<double>>(const Problem&, const std::vector<std::size_t>&);
+template std::vector<Complex> reference_entries<Kokkos::complex<float>>(const Problem&, const std::vector<std::size_t>&);
 template std::vector<Complex> reference_gt<Kokkos::complex<double>>(const Problem&);
 template std::vector<Complex> reference_gt<Kokkos::complex<float>>(const Problem&);
 template ErrorNorms compare(const std::vector<Kokkos::complex<double>>&, const std::vector<Complex>&);

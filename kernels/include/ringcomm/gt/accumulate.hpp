@@ -83,6 +83,12 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
 template <class Scalar>
 std::vector<std::complex<double>> reference_gt(const Problem& problem);
 
+// The same formula for the listed G_t entries only (flat indices in G_t's order), each summed over
+// every measurement from G_σ entries computed one by one: cheap at any problem size, so that a sample
+// of a paper-size G_t can be checked against it.
+template <class Scalar>
+std::vector<std::complex<double>> reference_entries(const Problem& problem, const std::vector<std::size_t>& indices);
+
 struct ErrorNorms {
   double l1 = 0;    // Σ|Δ| / Σ|ref|
   double l2 = 0;    // sqrt(Σ|Δ|² / Σ|ref|²)
