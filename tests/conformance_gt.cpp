@@ -7,6 +7,7 @@
 
 #include "conformance.hpp"
 #include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/tolerance.hpp"
 
 namespace ringcomm::conformance {
 namespace {
@@ -16,12 +17,9 @@ using Reference = std::vector<std::complex<double>>;
 
 constexpr std::size_t kMeasurements = 7;
 
+// By type (ringcomm/gt/tolerance.hpp): 1e-12 for double, 5e-6 for float.
 template <class Scalar>
-double tolerance();
-template <>
-double tolerance<Kokkos::complex<double>>() { return 5e-7; }
-template <>
-double tolerance<Kokkos::complex<float>>() { return 5e-5; }  // float rounding of O(10) products per entry
+double tolerance() { return gt::relative_tolerance<Scalar>(); }
 
 std::vector<Problem> tiny_problems() {
   std::vector<Problem> problems;

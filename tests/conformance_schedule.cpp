@@ -7,6 +7,7 @@
 
 #include "conformance.hpp"
 #include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/tolerance.hpp"
 #include "ringcomm/ring_size_choice.hpp"
 #include "ringcomm/ring_team.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 using Scalar = Kokkos::complex<double>;
 using Reference = std::vector<std::complex<double>>;
 
-constexpr double kTolerance = 5e-7;
+const double kTolerance = gt::relative_tolerance<Scalar>();
 
 gt::Problem tiny_problem() {
   gt::Problem problem;
@@ -99,6 +100,23 @@ TEST_P(GtSchedules, EveryThreadCountDirectionAndStepScheduleMatchesReference) {
     for (const Directions directions : {Directions::uni, Directions::bi})
       for (const StepSchedule steps : {StepSchedule::lock_step, StepSchedule::overlap})
         expect_schedule_matches(WalkerSchedule{threads, directions, steps}, S, expected);
+  }
+}
+
+// Sub-rings (1 < S < p) with walker threads, both directions and overlapped steps: at p = 6 that is
+// S = 2 and S = 3 with T = 2, bi, overlap, where each sub-ring's threads meet the padding of the
+// last round and the sub-rings' slices are summed afterwards.
+TEST_P(GtSchedules, SubRingsWithWalkerThreadsBothWaysOverlappedMatchReference) {
+  const Reference expected = reference();
+  const int p = comm_size(MPI_COMM_WORLD);
+  const bool threads_possible = thread_multiple_provided() && !transport().capabilities().stream_ordered;
+  for (const int S : ring_sizes_dividing_world()) {
+    if (S == 1 || S == p) continue;  // the whole ring and rings of one are in the test above and below
+    for (const int threads : {1, 2}) {
+      if (threads > 1 && !threads_possible) continue;
+      expect_schedule_matches(WalkerSchedule{threads, Directions::bi, StepSchedule::overlap}, S, expected);
+      expect_schedule_matches(WalkerSchedule{threads, Directions::uni, StepSchedule::lock_step}, S, expected);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "conformance.hpp"
 #include "message_pattern.hpp"
@@ -47,10 +48,22 @@ using TransportExchange = TransportConformance;
 TEST_P(TransportExchange, NameAndCapabilitiesAreConsistent) {
   EXPECT_EQ(transport().name(), GetParam());
   const Capabilities caps = transport().capabilities();
-  EXPECT_FALSE(describe(caps).empty());
-  // On GPU builds slots are device memory, which a transport must either move or stage.
-  const bool handles_slots = data_memory_kind() != MemoryKind::device || caps.device_memory || caps.host_staging;
-  EXPECT_TRUE(handles_slots) << describe(caps);
+  // describe() names exactly the capabilities the transport claims.
+  const std::string text = describe(caps);
+  const std::pair<bool, const char*> named[] = {{caps.device_memory, "device memory"},
+                                                {caps.host_staging, "host staging"},
+                                                {caps.one_sided, "one-sided"},
+                                                {caps.stream_ordered, "stream-ordered"}};
+  for (const auto& [claimed, words] : named)
+    EXPECT_EQ(text.find(words) != std::string::npos, claimed) << "'" << words << "' in: " << text;
+  if (data_memory_kind() == MemoryKind::device) {
+    // Slots are device memory, which a transport must either move or stage.
+    EXPECT_TRUE(caps.device_memory || caps.host_staging) << text;
+  } else {
+    // Slots are host memory: no device memory to move, no stream to order the exchange on.
+    EXPECT_FALSE(caps.device_memory) << text;
+    EXPECT_FALSE(caps.stream_ordered) << text;
+  }
 }
 
 TEST_P(TransportExchange, RingDeliversEveryMessageByteExact) {
