@@ -8,7 +8,9 @@
 #   EXPECT_EACH_RANK  RANKS: each rank r must print "ringcomm: error on rank r:" (bad-input cases)
 #   JSON            a file the command writes, which must parse as JSON
 #   STDOUT_JSON     the standard output itself must parse as JSON
-#   MAX_ERROR       every run in JSON's "runs" with errors must have l1, l2 and linf error at most this
+#   MAX_ERROR       every run in JSON's "runs" must have l1, l2 and linf error at most this; a null error
+#                   (no errors, or NaN/inf, which JSON writes as null) fails
+#   SAMPLED         every run must also have a --verify-sample error (sample_max_relative_error) within MAX_ERROR
 #   MIN_RUNS        JSON's "runs" must hold at least this many runs
 #   AFTER           a command run afterwards that must succeed (e.g. an outside checker)
 include(${CASE})
@@ -61,9 +63,16 @@ function(check_json text what)
       math(EXPR last "${runs} - 1")
       foreach(i RANGE ${last})
         string(JSON transport GET "${text}" runs ${i} transport)
-        foreach(norm l1_error l2_error linf_error)
-          string(JSON value GET "${text}" runs ${i} ${norm})
-          if(NOT value STREQUAL "" AND NOT value LESS_EQUAL MAX_ERROR)  # null reads as ""
+        set(norms l1_error l2_error linf_error)
+        if(SAMPLED)
+          list(APPEND norms sample_max_relative_error)
+        endif()
+        foreach(norm IN LISTS norms)
+          string(JSON value ERROR_VARIABLE missing GET "${text}" runs ${i} ${norm})
+          string(JSON value_type ERROR_VARIABLE missing_type TYPE "${text}" runs ${i} ${norm})
+          if(missing OR NOT value_type STREQUAL "NUMBER")  # NaN and inf are written as null
+            string(APPEND found "\n- run ${i} (${transport}): ${norm} is ${value_type}${missing}, expected a number")
+          elseif(NOT value LESS_EQUAL MAX_ERROR)
             string(APPEND found "\n- run ${i} (${transport}): ${norm} = ${value} exceeds ${MAX_ERROR}")
           endif()
         endforeach()

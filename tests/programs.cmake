@@ -2,11 +2,12 @@
 # through check_program.cmake, which checks the exit status, the output and any JSON written.
 
 # ringcomm_add_program_test(<name> PROGRAM <target> RANKS <p> [ARGS …] [EXPECT <regex>…] [EXPECT_FAILURE]
-#                           [JSON <file>] [STDOUT_JSON] [MAX_ERROR <x>] [MIN_RUNS <n>] [AFTER <command>…])
+#                           [JSON <file>] [STDOUT_JSON] [MAX_ERROR <x>] [SAMPLED] [MIN_RUNS <n>] [AFTER <command>…]
+#                           [ENV <VAR=value>…])
 #   Test program_<name>; `JSON <file>` is passed to the program as --json <file> in the test's folder.
 function(ringcomm_add_program_test name)
-  cmake_parse_arguments(ARG "EXPECT_FAILURE;STDOUT_JSON" "PROGRAM;RANKS;JSON;MAX_ERROR;MIN_RUNS"
-                        "ARGS;EXPECT;AFTER" ${ARGN})
+  cmake_parse_arguments(ARG "EXPECT_FAILURE;STDOUT_JSON;SAMPLED" "PROGRAM;RANKS;JSON;MAX_ERROR;MIN_RUNS"
+                        "ARGS;EXPECT;AFTER;ENV" ${ARGN})
   set(work ${CMAKE_CURRENT_BINARY_DIR}/program_tests/${name})
   set(args ${ARG_ARGS})
   if(ARG_JSON)
@@ -36,6 +37,9 @@ function(ringcomm_add_program_test name)
   if(ARG_STDOUT_JSON)
     string(APPEND content "set(STDOUT_JSON ON)\n")
   endif()
+  if(ARG_SAMPLED)
+    string(APPEND content "set(SAMPLED ON)\n")
+  endif()
   if(ARG_JSON)
     string(APPEND content "set(JSON [==[${json}]==])\n")
   endif()
@@ -48,8 +52,12 @@ function(ringcomm_add_program_test name)
   file(GENERATE OUTPUT ${case_file} CONTENT "${content}")
   add_test(NAME program_${name} COMMAND ${CMAKE_COMMAND} -DCASE=${case_file} -P ${CMAKE_CURRENT_SOURCE_DIR}/check_program.cmake)
   set_tests_properties(program_${name} PROPERTIES
-    TIMEOUT 600 PROCESSORS ${ARG_RANKS} ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")
+    TIMEOUT 600 PROCESSORS ${ARG_RANKS} ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT};${ARG_ENV}")
 endfunction()
+
+# The tolerances of ringcomm/gt/tolerance.hpp, for MAX_ERROR.
+set(RINGCOMM_TOLERANCE_double 1e-12)
+set(RINGCOMM_TOLERANCE_float 5e-6)
 
 # The helpers the programs share (examples/common): JSON, .npy, command lines.
 ringcomm_add_mpi_test(test_program_support SOURCES test_program_support.cpp RANKS 1)
@@ -62,6 +70,15 @@ ringcomm_add_program_test(ringcomm_info PROGRAM ringcomm-info RANKS 1
   EXPECT "ringcomm [0-9]+\\.[0-9]+" "Kokkos [0-9]" "MPI: " "\n  mpi: compiled, usable" "auto would choose: ")
 ringcomm_add_program_test(ringcomm_info_json PROGRAM ringcomm-info RANKS 2 ARGS --json STDOUT_JSON
   EXPECT "\"transports\"" "\"name\": \"mpi\"")
+# Every transport that a CPU build must be able to use here is usable (RINGCOMM_CPU_TRANSPORTS).
+if(RINGCOMM_CPU_TRANSPORTS)
+  set(_usable "")
+  foreach(transport IN LISTS RINGCOMM_CPU_TRANSPORTS)
+    list(APPEND _usable "\"name\": \"${transport}\",[\n ]*\"compiled\": true,[\n ]*\"usable\": true,")
+  endforeach()
+  ringcomm_add_program_test(ringcomm_info_usable PROGRAM ringcomm-info RANKS 2 ARGS --json STDOUT_JSON EXPECT ${_usable})
+  unset(_usable)
+endif()
 ringcomm_add_program_test(ringcomm_info_help PROGRAM ringcomm-info RANKS 1 ARGS --help EXPECT "Usage: ringcomm-info" "--json")
 
 # ringcomm-model: the worked example of docs/performance_model.md (75.8 ms per round at S = 8, 6.38 GiB per rank).
@@ -104,12 +121,40 @@ unset(_overlap_transports)
 # ring_compare: every ring result against the original, the original against the serial reference.
 ringcomm_add_program_test(ring_compare_double PROGRAM ring_compare RANKS 4
   ARGS --ring-size 1,2,4 --nb 2 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,3 --exchange-frequencies 0,1
-       --measurements 10 --channel pp_up_down
-  JSON ring_compare.json MAX_ERROR 1e-12 MIN_RUNS 4 EXPECT "original" "\nmpi +4 ")
+       --measurements 10 --channel pp_up_down --verify-sample 64
+  JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_double} SAMPLED MIN_RUNS 4 EXPECT "original" "\nmpi +4 ")
 ringcomm_add_program_test(ring_compare_float PROGRAM ring_compare RANKS 3
   ARGS --transports mpi,host --scalar float --channel ph_magnetic --nb 1 --lx 3 --ly 2 --nfreq 4
-       --exchange-momenta 1 --exchange-frequencies 2 --measurements 7
-  JSON ring_compare.json MAX_ERROR 1e-5 MIN_RUNS 3)
+       --exchange-momenta 1 --exchange-frequencies 2 --measurements 7 --verify-sample 64
+  JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_float} SAMPLED MIN_RUNS 3)
+# Every transport usable on a CPU build must run: a skipped one fails (program_ringcomm_info_usable
+# says which are expected), so the default list's runs are counted: original + one per transport.
+list(LENGTH RINGCOMM_CPU_TRANSPORTS _cpu_transport_count)
+math(EXPR _cpu_runs "${_cpu_transport_count} + 1")
+ringcomm_add_program_test(ring_compare_every_cpu_transport PROGRAM ring_compare RANKS 2
+  ARGS --nb 1 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,1 --exchange-frequencies 0,1 --measurements 5
+       --channel ph_charge --verify-sample 32
+  JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_double} SAMPLED MIN_RUNS ${_cpu_runs})
+# A sample-only check where the original is not run (as at the paper size on GPUs).
+ringcomm_add_program_test(ring_compare_verify_sample_without_original PROGRAM ring_compare RANKS 2
+  ARGS --transports mpi --no-original --nb 1 --lx 2 --ly 2 --nfreq 4 --measurements 6 --verify-sample 40
+  JSON ring_compare.json EXPECT "verify-sample mpi S=2: 40 entries against the serial reference formula")
+# A bad setting is refused on every rank, not turned into a skipped transport (docs/environment.md).
+set(_bad_settings RINGCOMM_TIMEOUT=abc)
+if("host" IN_LIST RINGCOMM_CPU_TRANSPORTS)
+  list(APPEND _bad_settings RINGCOMM_HOST_CHUNK_BYTES=xyz)
+endif()
+if("ucx" IN_LIST RINGCOMM_CPU_TRANSPORTS)
+  list(APPEND _bad_settings RINGCOMM_UCX_PUT_CHUNK=-1)
+endif()
+foreach(bad IN LISTS _bad_settings)
+  string(REGEX REPLACE "=.*" "" setting ${bad})
+  string(REGEX REPLACE ".*=" "" value ${bad})
+  string(TOLOWER ${setting} test_name)
+  ringcomm_add_program_test(ring_compare_bad_${test_name} PROGRAM ring_compare RANKS 2
+    ARGS --nb 1 --lx 2 --ly 2 --nfreq 2 --measurements 2 ENV ${bad} EXPECT_FAILURE
+    EXPECT "${setting}='${value}' is not valid")
+endforeach()
 ringcomm_add_program_test(ring_compare_trace PROGRAM ring_compare RANKS 2
   ARGS --transports mpi --nb 1 --lx 2 --ly 2 --nfreq 2 --measurements 4 --no-original --trace trace.json
   EXPECT "timeline of [1-9][0-9]* events written to trace.json")
@@ -144,11 +189,17 @@ foreach(python IN ITEMS "${Python3_EXECUTABLE}" /usr/bin/python3)
   endif()
 endforeach()
 if(RINGCOMM_NUMPY_PYTHON)
+  # The channels take the CPU transports in turn, so that every transport's G_t is dumped and checked.
+  set(_dump_index 0)
+  list(LENGTH RINGCOMM_CPU_TRANSPORTS _dump_transports)
   foreach(channel pp_up_down ph_transverse ph_magnetic ph_charge)
+    math(EXPR _dump_pick "${_dump_index} % ${_dump_transports}")
+    list(GET RINGCOMM_CPU_TRANSPORTS ${_dump_pick} _dump_transport)
+    math(EXPR _dump_index "${_dump_index} + 1")
     set(dump ${CMAKE_CURRENT_BINARY_DIR}/program_tests/dump_${channel}/dump)
     ringcomm_add_program_test(dump_${channel} PROGRAM ring_compare RANKS 2
       ARGS --channel ${channel} --nb 2 --lx 3 --ly 2 --nfreq 4 --exchange-momenta 0,4 --exchange-frequencies 0,2
-           --measurements 5 --transports mpi --dump ${dump}
+           --measurements 5 --transports ${_dump_transport} --dump ${dump}
       AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_dump.py ${dump})
   endforeach()
 else()

@@ -97,6 +97,13 @@ cli::CommandLine command_line(Options& o) {
              [&](const std::string& v) {
                o.compare_limit = static_cast<std::size_t>(settings::parse_integer(v, "--compare-limit", 1, INT_MAX / 2));
              });
+  cli.option("--verify-sample", "N",
+             "recompute N randomly chosen G_t entries of every run with the serial reference formula (not the "
+             "kernels) and report their largest error relative to the sample's largest entry; gathers only those N "
+             "entries, so it works at any size (default 0: off)",
+             [&](const std::string& v) {
+               o.verify_sample = static_cast<std::size_t>(settings::parse_integer(v, "--verify-sample", 0, 10000000));
+             });
   cli.option("--json", "FILE", "write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
   cli.option("--trace", "FILE",
              "record every rank's ring phases (ringcomm::consume, ringcomm::exchange::start/finish, ...) and write "
@@ -126,7 +133,8 @@ cli::CommandLine command_line(Options& o) {
            "of rounds. Effective bandwidth = (S-1) * message_bytes / seconds_per_measurement: what each rank "
            "receives per round. Errors are relative to the original: l1 = sum|d| / sum|ref|, l2 = "
            "sqrt(sum|d|^2 / sum|ref|^2), linf = max|d| / max|ref|; the original itself is compared with the "
-           "serial reference when that is cheap.");
+           "serial reference when that is cheap. The exit status is non-zero when any error, or the --verify-sample "
+           "error, exceeds the tolerance of the scalar type (1e-12 for double, 5e-6 for float) or is NaN.");
   cli.note("Environment: RINGCOMM_TRANSPORT (default transport list), RINGCOMM_RING_SIZE (default S), and each "
            "transport's own settings (see ringcomm-info).");
   cli.note("Checkpoints: with RINGCOMM_CHECKPOINT=DIR every ring run saves its G_t slices in DIR/<transport>_S<S> every "

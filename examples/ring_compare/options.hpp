@@ -26,6 +26,7 @@ struct Options {
   std::uint64_t seed = 1;
   bool run_original = true;
   std::size_t compare_limit = std::size_t(1) << 26;  // largest G_t gathered for error norms
+  std::size_t verify_sample = 0;  // --verify-sample: entries recomputed with the serial reference formula
   std::string json_path;
   std::string trace_path;             // --trace: Chrome/Perfetto timeline of every rank, merged on rank 0
   std::string dump_dir;

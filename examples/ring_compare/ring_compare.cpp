@@ -18,12 +18,14 @@
 #include "ringcomm/checkpoint.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/tolerance.hpp"
 #include "ringcomm/registry.hpp"
 #include "ringcomm/ring_size_choice.hpp"
 #include "ringcomm/ring_team.hpp"
 #include "ringcomm/topology.hpp"
 #include "ringcomm/trace.hpp"
 #include "transport_probe.hpp"
+#include "verify_sample.hpp"
 
 namespace ring_compare {
 namespace {
@@ -45,6 +47,7 @@ struct Run {
   std::size_t buffer_bytes_per_rank = 0;
   std::optional<gt::ErrorNorms> errors;  // known on rank 0 only
   std::string errors_against;            // "original", "serial reference", or why there are none
+  std::optional<SampleCheck> sample;     // --verify-sample; its error is known on rank 0 only
   json::Value memory;                    // measurement.hpp
   json::Value counters;                  // null for the original
 
@@ -172,6 +175,7 @@ class Comparison {
     } else {
       run.errors_against = "none: the serial reference would take too long";
     }
+    verify_sample_of<Scalar>(run, sampled_share(full, sample_indices_()));
     if (rank_ == 0) original_ = widened(full);
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
@@ -231,6 +235,7 @@ class Comparison {
       written_ = true;
       announce("  G_t written to " + options_.write_path + " (MPI-IO, by the ranks of sub-ring 0)");
     }
+    verify_sample_of<Scalar>(run, sampled_share(gt, topology, sample_indices_()));
     compare_with_original(gt, run);
     runs_.push_back(run);
   }
@@ -255,6 +260,16 @@ class Comparison {
         std::raise(SIGKILL);
       }
     };
+  }
+
+  std::vector<std::size_t> sample_indices_() const {
+    return sample_indices(problem_.dims.entries(), options_.verify_sample, problem_.seed);
+  }
+
+  template <class Scalar>
+  void verify_sample_of(Run& run, std::vector<std::complex<double>> share) {
+    if (options_.verify_sample == 0) return;
+    run.sample = check_sample<Scalar>(MPI_COMM_WORLD, problem_, sample_indices_(), std::move(share));
   }
 
   void skip(const std::string& transport, const Topology& topology, const std::string& reason) {
@@ -308,6 +323,10 @@ class Comparison {
     r["l1_error"] = run.errors ? json::Value(run.errors->l1) : json::Value();
     r["l2_error"] = run.errors ? json::Value(run.errors->l2) : json::Value();
     r["linf_error"] = run.errors ? json::Value(run.errors->linf) : json::Value();
+    r["tolerance"] = tolerance();
+    r["sample_entries"] = run.sample ? json::Value(run.sample->entries) : json::Value();
+    r["sample_max_relative_error"] = run.sample ? json::Value(run.sample->max_relative_error) : json::Value();
+    r["sample_worst_entry"] = run.sample ? json::Value(run.sample->worst_entry) : json::Value();
     return r;
   }
 
@@ -352,7 +371,48 @@ class Comparison {
     for (const auto& s : skipped_)
       text += "skipped " + s.transport + " (S=" + std::to_string(s.ring_size) + "): " + s.reason + "\n";
     text += "errors: the ring runs against the original; the original against the serial reference\n";
+    for (const auto& run : runs_)
+      if (run.sample)
+        text += "verify-sample " + run.transport + " S=" + std::to_string(run.ring_size) + ": " +
+                std::to_string(run.sample->entries) +
+                " entries against the serial reference formula, largest relative error " +
+                report::format("%.2e", run.sample->max_relative_error) + " (entry " +
+                std::to_string(run.sample->worst_entry) + ")\n";
     return text;
+  }
+
+ public:
+  // Collective: throws on every rank when any error (or the sample's) exceeds the scalar type's
+  // tolerance or is NaN, so that the exit status says whether the results are right.
+  void require_within_tolerance() const {
+    std::string found;
+    if (rank_ == 0)
+      for (const auto& run : runs_) {
+        const std::string who = run.transport + " S=" + std::to_string(run.ring_size);
+        if (run.errors)
+          for (const double value : {run.errors->l1, run.errors->l2, run.errors->linf})
+            if (!(value <= tolerance()))  // NaN fails
+              found += "\n  " + who + ": error against the " + run.errors_against + " " + report::format("%.3e", value);
+        if (run.sample && !(run.sample->max_relative_error <= tolerance()))
+          found += "\n  " + who + ": --verify-sample error " + report::format("%.3e", run.sample->max_relative_error);
+      }
+    const std::string verdict = allgather_strings(MPI_COMM_WORLD, found).front();
+    if (!verdict.empty())
+      throw Error("results beyond the tolerance of " + scalar_name(options_.precision) + " (" +
+                      report::format("%.0e", tolerance()) + " relative):" + verdict,
+                  true);
+  }
+
+ private:
+  // The tolerance table's entry for --scalar (ringcomm/gt/tolerance.hpp).
+  double tolerance() const {
+    switch (options_.precision) {
+      case Precision::double_precision:
+        return gt::relative_tolerance("double");
+      case Precision::single_precision:
+        return gt::relative_tolerance("float");
+    }
+    throw Error("no tolerance for this --scalar");
   }
 
   const Options& options_;
@@ -383,6 +443,7 @@ int main(int argc, char** argv) {
     if (options.precision == Precision::double_precision) comparison.run_all<Kokkos::complex<double>>();
     else comparison.run_all<Kokkos::complex<float>>();
     comparison.report();
+    comparison.require_within_tolerance();
     return 0;
   },
   // Walker threads (--threads, RINGCOMM_THREADS) each drive a ring; one thread needs no more than funneled.
