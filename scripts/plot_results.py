@@ -6,7 +6,7 @@ to bench/plot.py's plotters.
 
   ring_compare     -> NAME_time_vs_S.png: seconds per measurement against S per transport, split into
                       compute and communication (the "counters" of each run) to show what the ring costs
-  ring_overhead    -> NAME_bandwidth.png: GB/s of a ring step and of raw MPI_Sendrecv against size
+  ring_overhead    -> NAME_bandwidth.png: GB/s of a ring step and of the same persistent MPI requests by hand against size
   validation.json  -> NAME.png: measured and predicted seconds per measurement (scripts/validate_model.py)
 """
 import os
@@ -47,7 +47,11 @@ def plot_ring_overhead(data, out_dir, stem):
     sizes = [r["bytes"] for r in rows]
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(sizes, [r["ring_GBps"] for r in rows], marker="o", label=f"ring step ({data.get('transport', '')})")
-    ax.plot(sizes, [r["raw_GBps"] for r in rows], marker="x", linestyle="--", label="raw MPI_Sendrecv")
+    # Files from before the persistent baseline hold MPI_Sendrecv times as "raw" and name no baseline.
+    ax.plot(sizes, [r["raw_GBps"] for r in rows], marker="x", linestyle="--",
+            label=data.get("baseline", "blocking MPI_Sendrecv"))
+    if all("blocking_GBps" in r for r in rows):
+        ax.plot(sizes, [r["blocking_GBps"] for r in rows], marker="+", linestyle=":", label="blocking MPI_Sendrecv")
     bench_plot.size_axis(ax, sizes)
     ax.set_ylabel("GB/s sent per rank and step")
     ax.set_title(f"ring_overhead, S = {data.get('ring_size', 2)}\n{bench_plot.subtitle(data)}")

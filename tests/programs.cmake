@@ -95,7 +95,13 @@ ringcomm_add_program_test(ringcomm_model_nothing_fits PROGRAM ringcomm-model RAN
 # ring_overhead: a quick pass over three sizes (the full table takes a minute).
 ringcomm_add_program_test(ring_overhead PROGRAM ring_overhead RANKS 2
   ARGS --sizes 1K,64K,1M --repetitions 3 --warmup 1 --sample-seconds 0.002 JSON overhead.json
-  EXPECT "overhead %" "1.00 MiB")
+  EXPECT "overhead %" "1.00 MiB" "persistent us" "ring/blocking")
+# Only the mpi transport against its own requests by hand is ringcomm's overhead; anything else says so.
+ringcomm_add_program_test(ring_overhead_other_transport_not_comparable PROGRAM ring_overhead RANKS 2
+  ARGS --transport host --sizes 1K,16M --repetitions 1 --warmup 0 --sample-seconds 0.001
+  EXPECT "not comparable: the ring runs over 'host'")
+ringcomm_add_program_test(pingpong PROGRAM pingpong RANKS 2 ARGS --transports mpi --max-bytes 64 --iterations 10 --windows 3
+  EXPECT "latency us +pipelined us" "\n64 +[0-9.]+ +[0-9.]+ +[0-9.]+ +10 +64 +yes")
 ringcomm_add_program_test(ring_overhead_bad_size PROGRAM ring_overhead RANKS 2 ARGS --sizes 12Q EXPECT_FAILURE
   EXPECT "--sizes='12Q' is not valid: expected a byte count")
 
