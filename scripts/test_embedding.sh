@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the embedding examples against an installed ringcomm, as outside projects would
 # (find_package(ringcomm)), and runs them on 4 MPI ranks:
-#   - examples/mini_qmc once per CPU transport (mpi, host, ucx): the G_t files must agree within 5e-7
+#   - examples/mini_qmc once per CPU transport (mpi, host, ucx): the G_t files must agree within 1e-12
 #     (relative l1, l2 and linf), and the half-filled run must show density 1;
 #   - examples/custom_kernel once per transport: its own check against serial references.
 # A transport that the installed ringcomm did not compile is skipped with its reason.
@@ -20,7 +20,7 @@ prefix=$(realpath "$1")
 work=${2:-$(mktemp -d /tmp/ringcomm-embedding.XXXXXX)}
 mkdir -p "$work"
 work=$(realpath "$work")
-tolerance=5e-7
+tolerance=1e-12  # complex<double> G_t: the tolerance of ringcomm/gt/tolerance.hpp
 passed=0 failed=0
 pass() { echo "ok: $*"; passed=$((passed + 1)); }
 fail() { echo "FAILED: $*"; failed=$((failed + 1)); }

@@ -12,9 +12,9 @@
 # TIMEOUT + MARGIN. kill ends the process: by default mpirun would notice and end the whole job
 # itself, which says nothing about ringcomm, so kill runs under Open MPI's orte_enable_recovery=1
 # (mpirun keeps the other ranks running when one dies): every other rank must then detect the loss
-# itself within TIMEOUT + MARGIN, print ringcomm's diagnosis and abort the job (MPI_Abort). Under
-# recovery Open MPI 4.1 exits 0 even after MPI_Abort, so for kill the abort report stands in for
-# the exit status.
+# itself within TIMEOUT + MARGIN and print ringcomm's diagnosis, and the job must end in time, which
+# only the ranks' own abort (MPI_Abort) can do then. Under recovery Open MPI 4.1 exits 0 even after
+# MPI_Abort and does not always print its abort notice, so for kill neither is checked.
 #
 # To see the tests depend on ringcomm's watchdog, give the job a timeout that never fires:
 #   RINGCOMM_FAULT_JOB_TIMEOUT=86400 ctest -L fault   (every stop, sleep and kill test must fail)
@@ -113,9 +113,6 @@ foreach(rank RANGE ${last_rank})
     string(APPEND problems "\n- rank ${rank} did not report the failure (ringcomm's diagnosis)")
   endif()
 endforeach()
-if(FAULT STREQUAL "kill" AND NOT output MATCHES "MPI_ABORT was invoked on rank")
-  string(APPEND problems "\n- no surviving rank aborted the job: mpirun, not ringcomm, ended it")
-endif()
 
 if(problems)
   message(FATAL_ERROR "failure injection was not handled:${problems}\ncommand: RINGCOMM_TIMEOUT=$ENV{RINGCOMM_TIMEOUT} "

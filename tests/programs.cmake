@@ -125,17 +125,19 @@ ringcomm_add_program_test(overlap_help PROGRAM overlap RANKS 1 ARGS --help
 unset(_overlap_transports)
 
 # ring_compare: every ring result against the original, the original against the serial reference.
+# Every CPU transport at each of the three ring sizes, plus the original: none may be skipped.
+list(LENGTH RINGCOMM_CPU_TRANSPORTS _cpu_transport_count)
+math(EXPR _double_runs "3 * ${_cpu_transport_count} + 1")
 ringcomm_add_program_test(ring_compare_double PROGRAM ring_compare RANKS 4
   ARGS --ring-size 1,2,4 --nb 2 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,3 --exchange-frequencies 0,1
        --measurements 10 --channel pp_up_down --verify-sample 64
-  JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_double} SAMPLED MIN_RUNS 4 EXPECT "original" "\nmpi +4 ")
+  JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_double} SAMPLED MIN_RUNS ${_double_runs} EXPECT "original" "\nmpi +4 ")
 ringcomm_add_program_test(ring_compare_float PROGRAM ring_compare RANKS 3
   ARGS --transports mpi,host --scalar float --channel ph_magnetic --nb 1 --lx 3 --ly 2 --nfreq 4
        --exchange-momenta 1 --exchange-frequencies 2 --measurements 7 --verify-sample 64
   JSON ring_compare.json MAX_ERROR ${RINGCOMM_TOLERANCE_float} SAMPLED MIN_RUNS 3)
 # Every transport usable on a CPU build must run: a skipped one fails (program_ringcomm_info_usable
 # says which are expected), so the default list's runs are counted: original + one per transport.
-list(LENGTH RINGCOMM_CPU_TRANSPORTS _cpu_transport_count)
 math(EXPR _cpu_runs "${_cpu_transport_count} + 1")
 ringcomm_add_program_test(ring_compare_every_cpu_transport PROGRAM ring_compare RANKS 2
   ARGS --nb 1 --lx 2 --ly 2 --nfreq 4 --exchange-momenta 0,1 --exchange-frequencies 0,1 --measurements 5

@@ -26,7 +26,7 @@ if(RINGCOMM_NUMPY_PYTHON)
          --exchange-frequencies 0,2 --measurements 9 --dump ${_write_dir}/dump --write ${_write_dir}/gt_written.npy
     EXPECT "G_t written to .*gt_written.npy"
     AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_written_npy.py ${_write_dir}/gt_written.npy
-          ${_write_dir}/dump/gt.npy)
+          ${_write_dir}/dump/gt.npy ${_write_dir}/dump/gt_original.npy)
   unset(_write_dir)
 endif()
 

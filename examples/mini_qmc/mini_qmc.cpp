@@ -25,7 +25,7 @@ struct Options {
   std::string summary;  // overrides output.summary
   std::string compare;
   std::string against;
-  double tolerance = 5e-7;
+  double tolerance = 1e-12;  // complex<double>: ringcomm/gt/tolerance.hpp
 };
 
 ringcomm::cli::CommandLine command_line(Options& o) {
@@ -46,7 +46,7 @@ ringcomm::cli::CommandLine command_line(Options& o) {
              [&](const std::string& v) { o.compare = v; });
   cli.option("--against", "FILE", "reference G_t file for --compare",
              [&](const std::string& v) { o.against = v; });
-  cli.option("--tolerance", "X", "largest relative l1, l2 and linf error --compare accepts (default 5e-7)",
+  cli.option("--tolerance", "X", "largest relative l1, l2 and linf error --compare accepts (default 1e-12, complex<double>)",
              [&](const std::string& v) { o.tolerance = ringcomm::settings::parse_real(v, "--tolerance", 0.0, 1.0); });
   cli.check([&] {
     if (o.compare.empty() != o.against.empty()) throw ringcomm::Error("--compare and --against go together");
