@@ -28,6 +28,20 @@ if(RINGCOMM_NUMPY_PYTHON)
     AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_written_npy.py ${_write_dir}/gt_written.npy
           ${_write_dir}/dump/gt.npy ${_write_dir}/dump/gt_original.npy)
   unset(_write_dir)
+  # The same for the other CPU transports, whose G_t reaches the writer through their own rings.
+  foreach(transport IN LISTS RINGCOMM_CPU_TRANSPORTS)
+    if(transport STREQUAL "mpi")
+      continue()
+    endif()
+    set(_write_dir ${CMAKE_CURRENT_BINARY_DIR}/program_tests/write_npy_p4_s2_${transport})
+    ringcomm_add_program_test(write_npy_p4_s2_${transport} PROGRAM ring_compare RANKS 4
+      ARGS --transports ${transport} --ring-size 2 --nb 1 --lx 3 --ly 2 --nfreq 4 --exchange-momenta 0,4
+           --exchange-frequencies 0,2 --measurements 9 --dump ${_write_dir}/dump --write ${_write_dir}/gt_written.npy
+      EXPECT "G_t written to .*gt_written.npy"
+      AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_written_npy.py ${_write_dir}/gt_written.npy
+            ${_write_dir}/dump/gt.npy ${_write_dir}/dump/gt_original.npy)
+  endforeach()
+  unset(_write_dir)
 endif()
 
 # Property tests of every parser of user input (settings, RINGCOMM_* variables, command lines).
