@@ -16,11 +16,52 @@ namespace {
 using Complex = std::complex<double>;
 enum Spin { up = 0, down = 1 };
 
+// Cluster momenta by their coordinates (deliberately not through ClusterTables, which tests check).
+struct Cluster {
+  int Lx, Ly;
+  int plus(int k, int q) const {
+    return (k % Lx + q % Lx) % Lx + Lx * ((k / Lx + q / Lx) % Ly);
+  }
+  int q_minus(int q, int k) const {
+    return (q % Lx - k % Lx + Lx) % Lx + Lx * ((q / Lx - k / Lx + Ly) % Ly);
+  }
+};
+
+// What every measurement type shares: where G_σ[(b,k,w), (b',k',w')] sits in a spin's M×M block
+// (column-major, w and w' on G_t's frequency axis), and D = G_up − G_down, S = G_up + G_down from
+// the derived type's G().
+template <class Derived>
+class MeasurementBase {
+ public:
+  Complex D(int b, int k, int w, int bp, int kp, int wp) const {
+    return g(up, b, k, w, bp, kp, wp) - g(down, b, k, w, bp, kp, wp);
+  }
+  Complex S(int b, int k, int w, int bp, int kp, int wp) const {
+    return g(up, b, k, w, bp, kp, wp) + g(down, b, k, w, bp, kp, wp);
+  }
+
+ protected:
+  explicit MeasurementBase(const Dims& dims) : dims_(dims) {}
+  std::size_t offset(int b, int k, int w, int bp, int kp, int wp) const {
+    return row(b, k, w) + static_cast<std::size_t>(dims_.M()) * row(bp, kp, wp);
+  }
+  const Dims& dims_;
+
+ private:
+  Complex g(int spin, int b, int k, int w, int bp, int kp, int wp) const {
+    return static_cast<const Derived&>(*this).G(spin, b, k, w, bp, kp, wp);
+  }
+  std::size_t row(int b, int k, int w) const {
+    const int shifted = w + dims_.E();
+    return static_cast<std::size_t>(b + dims_.nb * k + dims_.nb * dims_.Nc() * shifted);
+  }
+};
+
 // One measurement's G_up and G_down in double precision, indexed as the formulas are written.
-class Measurement {
+class Measurement : public MeasurementBase<Measurement> {
  public:
   template <class Scalar>
-  Measurement(const Dims& dims, const std::vector<Scalar>& message) : dims_(dims) {
+  Measurement(const Dims& dims, const std::vector<Scalar>& message) : MeasurementBase(dims) {
     const std::size_t m = static_cast<std::size_t>(dims.M());
     for (int spin : {up, down}) {
       g_[spin].resize(m * m);
@@ -34,70 +75,35 @@ class Measurement {
 
   double sign() const { return sign_; }
 
-  // G_σ[(b,k,w), (b',k',w')], w and w' on G_t's frequency axis.
   Complex G(int spin, int b, int k, int w, int bp, int kp, int wp) const {
-    return g_[spin][row(b, k, w) + static_cast<std::size_t>(dims_.M()) * row(bp, kp, wp)];
-  }
-  Complex D(int b, int k, int w, int bp, int kp, int wp) const {
-    return G(up, b, k, w, bp, kp, wp) - G(down, b, k, w, bp, kp, wp);
-  }
-  Complex S(int b, int k, int w, int bp, int kp, int wp) const {
-    return G(up, b, k, w, bp, kp, wp) + G(down, b, k, w, bp, kp, wp);
+    return g_[spin][offset(b, k, w, bp, kp, wp)];
   }
 
  private:
-  std::size_t row(int b, int k, int w) const {
-    const int shifted = w + dims_.E();
-    return static_cast<std::size_t>(b + dims_.nb * k + dims_.nb * dims_.Nc() * shifted);
-  }
-
-  const Dims& dims_;
   std::vector<Complex> g_[2];
   double sign_ = 0;
-};
-
-// Cluster momenta by their coordinates (deliberately not through ClusterTables, which tests check).
-struct Cluster {
-  int Lx, Ly;
-  int plus(int k, int q) const {
-    return (k % Lx + q % Lx) % Lx + Lx * ((k / Lx + q / Lx) % Ly);
-  }
-  int q_minus(int q, int k) const {
-    return (q % Lx - k % Lx + Lx) % Lx + Lx * ((q / Lx - k / Lx + Ly) % Ly);
-  }
 };
 
 // One measurement's G_σ entries computed one at a time from the walker's stream, rounded to Scalar
 // as the message would hold them: what reference_entries needs to evaluate a few G_t entries of a
 // problem whose whole message would be too large to build once per measurement.
 template <class Scalar>
-class MeasurementEntries {
+class MeasurementEntries : public MeasurementBase<MeasurementEntries<Scalar>> {
  public:
   MeasurementEntries(const Dims& dims, const SyntheticWalker& walker, std::size_t id)
-      : dims_(dims), walker_(walker), id_(id), m_(static_cast<std::size_t>(dims.M())), sign_(walker.sign(id)) {}
+      : MeasurementEntries::MeasurementBase(dims), walker_(walker), id_(id),
+        m_(static_cast<std::size_t>(dims.M())), sign_(walker.sign(id)) {}
 
   double sign() const { return sign_; }
 
   Complex G(int spin, int b, int k, int w, int bp, int kp, int wp) const {
     using Real = typename Scalar::value_type;
-    const std::size_t position = static_cast<std::size_t>(spin) * m_ * m_ + row(b, k, w) + m_ * row(bp, kp, wp);
+    const std::size_t position = static_cast<std::size_t>(spin) * m_ * m_ + this->offset(b, k, w, bp, kp, wp);
     const Complex exact = walker_.entry(id_, position);
     return Complex(static_cast<Real>(exact.real()), static_cast<Real>(exact.imag()));
   }
-  Complex D(int b, int k, int w, int bp, int kp, int wp) const {
-    return G(up, b, k, w, bp, kp, wp) - G(down, b, k, w, bp, kp, wp);
-  }
-  Complex S(int b, int k, int w, int bp, int kp, int wp) const {
-    return G(up, b, k, w, bp, kp, wp) + G(down, b, k, w, bp, kp, wp);
-  }
 
  private:
-  std::size_t row(int b, int k, int w) const {
-    const int shifted = w + dims_.E();
-    return static_cast<std::size_t>(b + dims_.nb * k + dims_.nb * dims_.Nc() * shifted);
-  }
-
-  const Dims& dims_;
   const SyntheticWalker& walker_;
   std::size_t id_;
   std::size_t m_;
