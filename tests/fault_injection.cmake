@@ -1,7 +1,7 @@
 # Runs fault_probe under mpirun with one rank failing on purpose and passes only when the job ends
-# non-zero in time, and — for a rank that hangs rather than dies — when every other rank detected
-# it through the watchdog and reported the timeout. Prints how long after the failure each rank
-# detected it and when the job ended.
+# in time, every other rank having detected the failure itself and printed ringcomm's diagnosis —
+# for a rank that hangs rather than dies, through the watchdog, no sooner than the timeout. Prints
+# how long after the failure each rank detected it and when the job ended.
 #
 #   cmake -DMPIEXEC=<mpirun> -DNUMPROC_FLAG=-np -DPROBE=<fault_probe> -DRANKS=<p> -DTRANSPORT=<name>
 #         -DFAULT=stop|sleep|kill -DFAULT_RANK=<r> -DAFTER_ROUND=<k> -DTIMEOUT=<s> -DMARGIN=<s>

@@ -1,7 +1,7 @@
 # Failure injection: fault_probe runs a ring over every CPU transport and one rank hangs (SIGSTOP,
 # or sleeps forever) or dies (SIGKILL) in the middle; fault_injection.cmake checks that the job ends
-# non-zero within RINGCOMM_TIMEOUT plus a margin, with every other rank's diagnosis, and prints how
-# long that took.
+# within RINGCOMM_TIMEOUT plus a margin, ended by ringcomm (mpirun is told not to end a job whose rank
+# died), with every other rank's diagnosis, and prints how long that took.
 add_executable(fault_probe fault_probe.cpp)
 target_link_libraries(fault_probe PRIVATE ringcomm_program_support)
 
