@@ -13,12 +13,12 @@
 # Order: what the machine is, ringcomm-info, the conformance suite per transport on 2 ranks (one per
 # GPU) — transports that fail it are left out of everything after — the G_t kernel tests, the
 # benchmarks, ring_compare at the paper's size, overlap (GPU_SUITE_OVERLAP_TRANSPORTS, default
-# "ucx host nccl", of those that passed), the mpi transport through Open MPI's UCX layer with
+# all that passed), the mpi transport through Open MPI's UCX layer with
 # the CUDA-enabled UCX, and two bad placements (two ranks on one GPU, three ranks on two GPUs).
 #
 # Environment: GPU_SUITE_SECONDS (default 480) bounds the whole run; each step also has its own limit.
 # GPU_SUITE_ONLY="conformance ring_bandwidth …" runs only the steps whose names start with one of the
-# words (then GPU_SUITE_TRANSPORTS, default cuda_ipc,nccl,ucx,host, stands in for the conformance verdicts of
+# words (then GPU_SUITE_TRANSPORTS, default every compiled one, stands in for the conformance verdicts of
 # transports not tested). RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib) is put first on
 # LD_LIBRARY_PATH.
 set -uo pipefail
@@ -124,13 +124,21 @@ step ringcomm_info 40 bash -c "mpirun -np 2 --bind-to none '$BUILD/tools/ringcom
 # whole: its walker-thread tests check that RingTeam refuses T > 1 for it (GPU kernels of several
 # threads' exchanges can wait on each other across ranks). Its channel-level threads test (one
 # channel per thread, no RingTeam) passed in every GPU run so far and stays in.
+# Every compiled backend, in `auto` order, as ringcomm-info reported them: no list is kept here.
+compiled=$(python3 -c '
+import json, sys
+for t in sorted(json.load(open(sys.argv[1]))["transports"], key=lambda t: t["auto_preference"]): print(t["name"])
+' "$WORK/ringcomm_info.json" 2>/dev/null)
+# (A run limited by GPU_SUITE_ONLY that skipped ringcomm-info takes GPU_SUITE_TRANSPORTS instead.)
+[[ -n $compiled ]] || compiled=$(echo "${GPU_SUITE_TRANSPORTS:-}" | tr , ' ')
+[[ -n $compiled ]] || summary "  ringcomm-info listed no transports: no conformance runs"
 passed=()
-for t in cuda_ipc nccl ucx host mpi; do
+for t in $compiled; do
   filter="*/$t"
   step "conformance_$t" 90 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"
   status=$?
   if ((status == 125)); then
-    [[ ,${GPU_SUITE_TRANSPORTS:-cuda_ipc,nccl,ucx,host}, == *,$t,* ]] && passed+=("$t")
+    [[ ,${GPU_SUITE_TRANSPORTS:-$(echo $compiled | tr ' ' ,)}, == *,$t,* ]] && passed+=("$t")
   elif ((status == 0)); then
     if grep -q "\[  SKIPPED \]" "$WORK/conformance_$t.log" && ! grep -q "\[  PASSED  \] [1-9]" "$WORK/conformance_$t.log"; then
       summary "  $t: skipped (not usable here): $(grep -m1 -A1 'not usable\|Skipped' "$WORK/conformance_$t.log" | tail -1 | cut -c1-300)"
@@ -160,7 +168,7 @@ if [[ -n $list ]]; then
   # momenta (510 MiB of G_t per rank), so that a step's kernel and exchange take about as long over NVLink.
   # nccl measures one thread only (RingTeam refuses more for it). The paper's size, where compute
   # dominates, is measured too (docs/results/README.md).
-  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-cuda_ipc ucx host nccl}; do
+  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-${passed[*]}}; do
     [[ " ${passed[*]} " == *" $t "* ]] && echo "$t"; done | paste -sd,)
   if [[ -n $overlap_list ]]; then
     step overlap 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 --lx 6 \
