@@ -36,7 +36,7 @@ bool PeerCopier::idle() const {
   if (!copying_) return true;
   const cudaError_t status = cudaEventQuery(copied_);
   if (status == cudaErrorNotReady) return false;
-  check_cuda(status, RINGCOMM_TRANSPORT_PREFIX "cudaEventQuery after the copy into the right neighbour's slot");
+  backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, "cudaEventQuery after the copy into the right neighbour's slot");
   return true;
 }
 

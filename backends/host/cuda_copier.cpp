@@ -46,7 +46,7 @@ class CopyQueue {
         [&] {
           const cudaError_t status = cudaEventQuery(events_[lane]);
           if (status == cudaErrorNotReady) return false;
-          check_cuda(status, "cudaEventQuery");
+          backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, "cudaEventQuery");
           return true;
         },
         timeout_seconds_,

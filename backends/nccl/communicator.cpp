@@ -70,7 +70,7 @@ void Communicator::wait(const std::function<cudaError_t()>& query, const char* q
         [&] {
           const cudaError_t status = query();
           if (status == cudaSuccess) return true;
-          if (status != cudaErrorNotReady) check_cuda(status, query_name);
+          if (status != cudaErrorNotReady) backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, query_name);
           throw_if_async_error(comm_);
           return false;
         },
