@@ -27,12 +27,31 @@ const char* memory_type_name(unsigned type) {
   return "other";
 }
 
+// UCX (1.15 and later, 1.22 included) registers GPU memory as a whole cudaMalloc allocation
+// (UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES=cuda) and takes the allocation's bounds from its memory-type
+// cache. That cache learns about allocations from UCM's hooks on cudaMalloc/cuMemAlloc, and from
+// the CUDA mappings in /proc/self/maps when it is created. Kokkos calls cudaMalloc through the
+// static CUDA runtime, which the hooks do not see, so memory allocated after the cache was created
+// (a channel's second slot; any slot from 8 MiB on, which gets address space of its own) is not in
+// it. ucp_mem_map then takes the lookup's "host memory, base 0, length -1" as the allocation's
+// bounds although we told it the memory is CUDA, and its registration cache is asked for the region
+// [0x0..0x0]: "rcache.c: failed to insert region … [0x0..0x0]: Invalid parameter".
+// Each slot is one allocation registered once, so registering exactly the slot loses nothing: this
+// turns whole-allocation registration off for ringcomm's context only. UCX versions without the
+// setting answer UCS_ERR_NO_ELEM and never had the problem. docs/troubleshooting.md has the story.
+void register_slots_not_whole_allocations(ucp_config_t* config) {
+  const ucs_status_t status = ucp_config_modify(config, "MEMTYPE_REG_WHOLE_ALLOC_TYPES", "");
+  if (status != UCS_OK && status != UCS_ERR_NO_ELEM)
+    fail(status, "setting UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES for ringcomm's UCP context");
+}
+
 }  // namespace
 
 Context::Context() {
   ucp_config_t* raw_config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &raw_config), "reading the UCX configuration (UCX_* variables)");
   std::unique_ptr<ucp_config_t, ConfigDeleter> config(raw_config);
+  register_slots_not_whole_allocations(config.get());
 
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
