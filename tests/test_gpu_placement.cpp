@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ringcomm/collective.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 
 namespace ringcomm {
 namespace {

@@ -36,8 +36,8 @@
 #include "neighbour_messages.hpp"
 #include "peer_copier.hpp"
 #include "ringcomm/collective.hpp"
-#include "ringcomm/cuda_device.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/cuda_device.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/watchdog.hpp"
 #include "slot_block.hpp"
 

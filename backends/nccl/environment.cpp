@@ -7,9 +7,9 @@
 #include <cstring>
 #include <exception>
 
-#include "ringcomm/cuda_check.hpp"
-#include "ringcomm/cuda_device.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
+#include "ringcomm/backend/cuda_device.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 #include "ringcomm/memory.hpp"
 
 extern char** environ;

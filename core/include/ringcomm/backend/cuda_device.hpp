@@ -6,8 +6,8 @@
 #include <exception>
 #include <string>
 
-#include "ringcomm/cuda_check.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 #include "ringcomm/memory.hpp"
 
 namespace ringcomm {
