@@ -37,9 +37,11 @@ const char* memory_type_name(unsigned type) {
 // bounds although we told it the memory is CUDA, and its registration cache is asked for the region
 // [0x0..0x0]: "rcache.c: failed to insert region … [0x0..0x0]: Invalid parameter".
 // Each slot is one allocation registered once, so registering exactly the slot loses nothing: this
-// turns whole-allocation registration off for ringcomm's context only. UCX versions without the
-// setting answer UCS_ERR_NO_ELEM and never had the problem. docs/troubleshooting.md has the story.
+// turns whole-allocation registration off for ringcomm's context only, unless the user set
+// UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES (then that is what UCX gets). UCX versions without the setting
+// answer UCS_ERR_NO_ELEM and never had the problem. docs/troubleshooting.md has the story.
 void register_slots_not_whole_allocations(ucp_config_t* config) {
+  if (std::getenv("UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES") != nullptr) return;
   const ucs_status_t status = ucp_config_modify(config, "MEMTYPE_REG_WHOLE_ALLOC_TYPES", "");
   if (status != UCS_OK && status != UCS_ERR_NO_ELEM)
     fail(status, "setting UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES for ringcomm's UCP context");
