@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include "ucx_status.hpp"
 
@@ -27,24 +28,33 @@ const char* memory_type_name(unsigned type) {
   return "other";
 }
 
-// UCX (1.15 and later, 1.22 included) registers GPU memory as a whole cudaMalloc allocation
-// (UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES=cuda) and takes the allocation's bounds from its memory-type
-// cache. That cache learns about allocations from UCM's hooks on cudaMalloc/cuMemAlloc, and from
-// the CUDA mappings in /proc/self/maps when it is created. Kokkos calls cudaMalloc through the
-// static CUDA runtime, which the hooks do not see, so memory allocated after the cache was created
-// (a channel's second slot; any slot from 8 MiB on, which gets address space of its own) is not in
-// it. ucp_mem_map then takes the lookup's "host memory, base 0, length -1" as the allocation's
-// bounds although we told it the memory is CUDA, and its registration cache is asked for the region
-// [0x0..0x0]: "rcache.c: failed to insert region … [0x0..0x0]: Invalid parameter".
-// Each slot is one allocation registered once, so registering exactly the slot loses nothing: this
-// turns whole-allocation registration off for ringcomm's context only, unless the user set
-// UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES (then that is what UCX gets). UCX versions without the setting
-// answer UCS_ERR_NO_ELEM and never had the problem. docs/troubleshooting.md has the story.
-void register_slots_not_whole_allocations(ucp_config_t* config) {
-  if (std::getenv("UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES") != nullptr) return;
-  const ucs_status_t status = ucp_config_modify(config, "MEMTYPE_REG_WHOLE_ALLOC_TYPES", "");
-  if (status != UCS_OK && status != UCS_ERR_NO_ELEM)
-    fail(status, "setting UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES for ringcomm's UCP context");
+// Sets UCX_<name> for ringcomm's UCP context only, unless the user set that variable (then it is
+// theirs). A UCX that has no such setting (UCS_ERR_NO_ELEM, or UCS_ERR_INVALID_PARAM from newer
+// versions for unknown names) also lacks the behaviour it changes.
+void set_unless_user_did(ucp_config_t* config, const char* name, const char* value) {
+  if (std::getenv(("UCX_" + std::string(name)).c_str()) != nullptr) return;
+  const ucs_status_t status = ucp_config_modify(config, name, value);
+  if (status != UCS_OK && status != UCS_ERR_NO_ELEM && status != UCS_ERR_INVALID_PARAM)
+    fail(status, std::string("setting UCX_") + name + " for ringcomm's UCP context");
+}
+
+// UCX's registration cache (and, from UCX 1.15, its registering whole CUDA allocations) rest on its
+// memory-type cache, which learns about GPU allocations only from UCM's hooks on cudaMalloc/cudaFree
+// (and once from /proc/self/maps). Those hooks see none of Kokkos' allocations (0 of 10 in
+// docs/results/h200_ucx_registration.txt), with the static or the shared CUDA runtime. Two failures
+// follow, both seen on an H200 with UCX 1.22:
+// - memory allocated after the cache was made is "unknown, base 0, length -1"; ucp_mem_map takes that
+//   as the allocation's bounds (whole-allocation registration, UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES=cuda)
+//   and fails with "rcache.c: failed to insert region … [0x0..0x0]: Invalid parameter";
+// - a cached registration is never dropped when Kokkos frees the slot, so a later slot at the same
+//   addresses gets the old registration, with the old CUDA IPC handle: the peer's put then fails
+//   (cuMemcpyDtoDAsync: invalid argument) or lands in the freed memory.
+// ringcomm registers each slot once per channel and passes its memory handle to every put, so a
+// registration cache gains it nothing: the context runs without one, and registers slots as
+// themselves rather than as the allocations around them. docs/troubleshooting.md has the story.
+void register_slots_exactly_and_uncached(ucp_config_t* config) {
+  set_unless_user_did(config, "RCACHE_ENABLE", "n");
+  set_unless_user_did(config, "MEMTYPE_REG_WHOLE_ALLOC_TYPES", "");
 }
 
 }  // namespace
@@ -53,7 +63,7 @@ Context::Context() {
   ucp_config_t* raw_config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &raw_config), "reading the UCX configuration (UCX_* variables)");
   std::unique_ptr<ucp_config_t, ConfigDeleter> config(raw_config);
-  register_slots_not_whole_allocations(config.get());
+  register_slots_exactly_and_uncached(config.get());
 
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;

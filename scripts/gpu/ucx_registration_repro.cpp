@@ -1,22 +1,25 @@
 // Shows, without ringcomm or Kokkos, why ucp_mem_map of CUDA memory failed for the ucx transport's
-// slots (issue #12) and that turning whole-allocation registration off cures it. Build and run on a
-// GPU machine with the CUDA-enabled UCX (nvcc links the static CUDA runtime, as Kokkos' builds do):
+// slots (issue #12), and why registrations must not be cached either. Build and run on a GPU machine
+// with the CUDA-enabled UCX (nvcc links the static CUDA runtime, as Kokkos' builds do):
 //
 //   nvcc -std=c++17 -I$UCX/include scripts/gpu/ucx_registration_repro.cpp -Xlinker $UCX/lib/libucp.so.0 \
 //        -Xlinker $UCX/lib/libucs.so.0 -Xlinker $UCX/lib/libucm.so.0 -o ucx_registration_repro
 //   ./ucx_registration_repro            # UCX's defaults
-//   ./ucx_registration_repro fixed      # MEMTYPE_REG_WHOLE_ALLOC_TYPES="" as backends/ucx sets it
+//   ./ucx_registration_repro exact      # MEMTYPE_REG_WHOLE_ALLOC_TYPES="": each buffer registered as itself
+//   ./ucx_registration_repro uncached   # that and RCACHE_ENABLE=n, as backends/ucx sets them
 //
-// One buffer is allocated and registered first (that creates UCX's memory-type cache, which scans
-// /proc/self/maps for CUDA mappings once); then buffers of growing size are allocated and registered
-// one at a time. For each it prints whether UCM reported the cudaMalloc to its listeners (the only
-// way the cache learns about later allocations) and what ucp_mem_map answered.
+// Part 1 allocates buffers of growing size (the first is CUDA's first allocation in the process) and
+// registers each; it prints whether UCM reported the cudaMalloc to its listeners (the only way UCX's
+// memory-type cache learns about allocations made after it was created) and what ucp_mem_map said.
+// Part 2 registers a 64 MiB buffer, unregisters and frees it, allocates another of the same size
+// (CUDA usually hands out the same addresses) and registers that: the packed remote keys of the two
+// are compared. Equal keys mean that UCX handed out the freed buffer's registration, whose CUDA IPC
+// handle a peer would map instead of the new buffer.
 #include <cuda_runtime_api.h>
 #include <ucm/api/ucm.h>
 #include <ucp/api/ucp.h>
 
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -40,13 +43,26 @@ ucs_status_t map(ucp_context_h context, void* address, size_t bytes, ucp_mem_h* 
 
 }  // namespace
 
+std::string packed_key(ucp_context_h context, ucp_mem_h memh) {
+  void* buffer = nullptr;
+  size_t length = 0;
+  if (ucp_rkey_pack(context, memh, &buffer, &length) != UCS_OK) return {};
+  std::string key(static_cast<const char*>(buffer), length);
+  ucp_rkey_buffer_release(buffer);
+  return key;
+}
+
 int main(int argc, char** argv) {
-  const bool fixed = argc > 1 && std::strcmp(argv[1], "fixed") == 0;
+  const std::string mode = argc > 1 ? argv[1] : "defaults";
   ucp_config_t* config = nullptr;
   if (ucp_config_read(nullptr, nullptr, &config) != UCS_OK) return 2;
-  if (fixed) {
+  if (mode == "exact" || mode == "uncached") {
     const ucs_status_t s = ucp_config_modify(config, "MEMTYPE_REG_WHOLE_ALLOC_TYPES", "");
     std::printf("ucp_config_modify(MEMTYPE_REG_WHOLE_ALLOC_TYPES, \"\"): %s\n", ucs_status_string(s));
+  }
+  if (mode == "uncached") {
+    const ucs_status_t s = ucp_config_modify(config, "RCACHE_ENABLE", "n");
+    std::printf("ucp_config_modify(RCACHE_ENABLE, n): %s\n", ucs_status_string(s));
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES;
@@ -55,13 +71,13 @@ int main(int argc, char** argv) {
   if (ucp_init(&params, config, &context) != UCS_OK) return 2;
   ucp_config_release(config);
   const ucs_status_t hooked = ucm_set_event_handler(UCM_EVENT_MEM_TYPE_ALLOC, 0, count_event, nullptr);
-  std::printf("UCX %s, %s; UCM mem-type event handler: %s\n", ucp_get_version_string(),
-              fixed ? "whole-allocation registration off" : "UCX defaults", ucs_status_string(hooked));
+  std::printf("UCX %s, mode %s; UCM mem-type event handler: %s\n", ucp_get_version_string(), mode.c_str(),
+              ucs_status_string(hooked));
 
   void* first = nullptr;
   if (cudaMalloc(&first, 1 << 20) != cudaSuccess) return 2;
   ucp_mem_h first_memh = nullptr;
-  std::printf("first 1 MiB buffer (allocated before the memory-type cache exists): %s\n",
+  std::printf("first 1 MiB buffer (CUDA's first allocation in this process): %s\n",
               ucs_status_string(map(context, first, 1 << 20, &first_memh)));
 
   int failures = 0;
@@ -80,8 +96,33 @@ int main(int argc, char** argv) {
     else ++failures;
     // Kept allocated, as a ring's slots are, so that every buffer takes fresh address space.
   }
+  std::printf("part 1: %d of 9 registrations failed\n", failures);
+
+  constexpr size_t kBytes = size_t(64) << 20;
+  void* old_buffer = nullptr;
+  ucp_mem_h old_memh = nullptr;
+  if (cudaMalloc(&old_buffer, kBytes) != cudaSuccess) return 2;
+  if (map(context, old_buffer, kBytes, &old_memh) == UCS_OK) {
+    const std::string old_key = packed_key(context, old_memh);
+    ucp_mem_unmap(context, old_memh);
+    cudaFree(old_buffer);
+    void* new_buffer = nullptr;
+    ucp_mem_h new_memh = nullptr;
+    if (cudaMalloc(&new_buffer, kBytes) != cudaSuccess) return 2;
+    if (map(context, new_buffer, kBytes, &new_memh) == UCS_OK) {
+      const bool stale = packed_key(context, new_memh) == old_key;
+      std::printf("part 2: freed buffer at %p, new one at %p; remote keys %s\n", old_buffer, new_buffer,
+                  stale ? "EQUAL: the new buffer got the freed one's registration" : "differ (a fresh registration)");
+      failures += stale ? 1 : 0;
+      ucp_mem_unmap(context, new_memh);
+    } else {
+      std::printf("part 2: registering the new buffer failed\n");
+    }
+  } else {
+    std::printf("part 2: registering a 64 MiB buffer failed\n");
+    ++failures;
+  }
   if (first_memh != nullptr) ucp_mem_unmap(context, first_memh);
   ucp_cleanup(context);
-  std::printf("%d of 9 registrations failed\n", failures);
   return failures == 0 ? 0 : 1;
 }
