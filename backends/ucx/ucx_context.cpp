@@ -40,15 +40,15 @@ void set_unless_user_did(ucp_config_t* config, const char* name, const char* val
 
 // UCX's registration cache (and, from UCX 1.15, its registering whole CUDA allocations) rest on its
 // memory-type cache, which learns about GPU allocations only from UCM's hooks on cudaMalloc/cudaFree
-// (and once from /proc/self/maps). Those hooks see none of Kokkos' allocations (0 of 10 in
-// docs/results/h200_ucx_registration.txt), with the static or the shared CUDA runtime. Two failures
+// (and once from /proc/self/maps). Those hooks saw none of the cudaMalloc calls in
+// docs/results/h200_ucx_registration.txt, with the static or the shared CUDA runtime. Two failures
 // follow, both seen on an H200 with UCX 1.22:
 // - memory allocated after the cache was made is "unknown, base 0, length -1"; ucp_mem_map takes that
 //   as the allocation's bounds (whole-allocation registration, UCX_MEMTYPE_REG_WHOLE_ALLOC_TYPES=cuda)
 //   and fails with "rcache.c: failed to insert region … [0x0..0x0]: Invalid parameter";
-// - a cached registration is never dropped when Kokkos frees the slot, so a later slot at the same
-//   addresses gets the old registration, with the old CUDA IPC handle: the peer's put then fails
-//   (cuMemcpyDtoDAsync: invalid argument) or lands in the freed memory.
+// - with the registration cache on, a put into a slot allocated where a freed slot had been failed
+//   (cuda_ipc: cuMemcpyDtoDAsync: invalid argument), and passed with the cache off: the cache drops a
+//   registration only when UCM reports the memory freed, which it never does for Kokkos' memory.
 // ringcomm registers each slot once per channel and passes its memory handle to every put, so a
 // registration cache gains it nothing: the context runs without one, and registers slots as
 // themselves rather than as the allocations around them. docs/troubleshooting.md has the story.
