@@ -46,7 +46,11 @@ NeighbourMessages::NeighbourMessages(MPI_Comm comm, const ChannelSpec& spec) : c
 NeighbourMessages::~NeighbourMessages() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) cancel_pending_receives(requests_.data(), kReceives);
+  if (finalized) return;
+  cancel_pending_receives(requests_.data(), kReceives);
+  cancel_pending_receives(unmap_requests_.data(), 1);
+  // A 1-byte notice the neighbour never took: MPI delivers or drops it without us.
+  if (unmap_requests_[1] != MPI_REQUEST_NULL) MPI_Request_free(&unmap_requests_[1]);
 }
 
 int NeighbourMessages::tag(Notice notice) const { return spec_.id * kNotices + static_cast<int>(notice); }
@@ -59,6 +63,30 @@ void NeighbourMessages::swap(Notice notice, const void* mine, int to, void* thei
                                           std::to_string(peer),
                                       peer, 0);
                        });
+}
+
+bool NeighbourMessages::trade_unmap_notices(bool unmapped, double limit_seconds) {
+  unmap_notices_ = {0, 1};
+  RINGCOMM_CHECK(MPI_Irecv(&unmap_notices_[0], 1, MPI_CHAR, spec_.recv_from, tag(Notice::unmapped), comm_,
+                           &unmap_requests_[0]));
+  if (unmapped)
+    RINGCOMM_CHECK(MPI_Isend(&unmap_notices_[1], 1, MPI_CHAR, spec_.send_to, tag(Notice::unmapped), comm_,
+                             &unmap_requests_[1]));
+  try {
+    wait_for_requests(unmap_requests_.data(), 2, MPI_STATUSES_IGNORE, limit_seconds, kTestall,
+                      [&](const std::vector<bool>& pending) {
+                        return pending[0] ? stall("the unmap notice from ring position " + std::to_string(spec_.recv_from),
+                                                  spec_.recv_from, 0)
+                                          : stall("the right neighbour to take the unmap notice", spec_.send_to, 0);
+                      });
+  } catch (const Error&) {
+    // Only the left neighbour's notice matters here (MPI_Testall leaves a finished request as it was
+    // while another is pending); one of ours not yet taken is let go by the destructor.
+    int arrived = 0;
+    if (MPI_Test(&unmap_requests_[0], &arrived, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    return arrived != 0;
+  }
+  return true;
 }
 
 void NeighbourMessages::post_receive(Slot slot, Notice notice, int from) {
