@@ -55,3 +55,34 @@ endif()
 ringcomm_add_failure_test(session_ranks_disagree_on_message_size RANKS 3 PROGRAM byte_histogram
   RANK_ARGS "--message-bytes 100" "--message-bytes 100" "--message-bytes 101"
   EXPECT "ranks disagree on the message type and size" "message elements: rank 0=100 rank 1=100 rank 2=101")
+
+# The C API: tests/c_consumer built here too (scripts/test.sh builds it against the installation).
+enable_language(C)
+add_executable(c_byte_histogram c_consumer/byte_histogram.c)
+target_link_libraries(c_byte_histogram PRIVATE ringcomm::c)
+set_target_properties(c_byte_histogram PROPERTIES C_STANDARD 99 LINKER_LANGUAGE CXX)
+
+add_test(NAME session_c_api COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:c_byte_histogram>)
+# A programmatic setting wins over the environment's: the environment says lock-step, the program overlap.
+add_test(NAME session_c_api_settings_win
+  COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:c_byte_histogram>
+          --set overlap=1 --set threads=2 --set direction=bi)
+set_tests_properties(session_c_api PROPERTIES TIMEOUT 90 PROCESSORS 3 ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}"
+  PASS_REGULAR_EXPRESSION "c_byte_histogram: transport [a-z_]+, 3 ranks, 1 sub-ring\\(s\\) of S=3, 1 thread\\(s\\), unidirectional, overlap\n.*histogram of 9 messages x 10000 bytes matches")
+set_tests_properties(session_c_api_settings_win PROPERTIES TIMEOUT 90 PROCESSORS 3
+  ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT};RINGCOMM_OVERLAP=0;RINGCOMM_THREADS=1"
+  PASS_REGULAR_EXPRESSION "S=3, 2 thread\\(s\\), bidirectional, overlap\n.*histogram of 18 messages x 10000 bytes matches")
+
+ringcomm_add_failure_test(c_api_use_after_free RANKS 3 PROGRAM c_byte_histogram ARGS --use-after-free
+  EXPECT "ringcomm_messages handle [0-9]+ was already freed \\(use after free" "RINGCOMM_ERROR_INVALID_HANDLE")
+ringcomm_add_failure_test(c_api_wrong_message_type RANKS 3 PROGRAM c_byte_histogram ARGS --wrong-type
+  EXPECT "ringcomm_messages_run: the handle holds 10000 elements of RINGCOMM_BYTE but the call gives 10000 elements of RINGCOMM_FLOAT32"
+         "RINGCOMM_ERROR_MESSAGE_SHAPE")
+# Only the last rank gives the wrong count: every rank must still report it (and none hang).
+ringcomm_add_failure_test(c_api_wrong_message_count_on_one_rank RANKS 3 PROGRAM c_byte_histogram ARGS --wrong-count
+  EXPECT "rank 2: ringcomm_messages_run: the handle holds 10000 elements of RINGCOMM_BYTE but the call gives 10001"
+         "RINGCOMM_ERROR_MESSAGE_SHAPE")
+ringcomm_add_failure_test(c_api_bad_programmatic_setting RANKS 3 PROGRAM c_byte_histogram ARGS --set threads=many
+  EXPECT "settings.threads='many' is not valid: expected an integer in \\[1, 256\\]")
+ringcomm_add_failure_test(c_api_garbage_environment RANKS 3 PROGRAM c_byte_histogram ENV RINGCOMM_DIRECTION=sideways
+  EXPECT "RINGCOMM_DIRECTION='sideways' is not valid: expected one of: uni, bi")
