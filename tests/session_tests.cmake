@@ -86,3 +86,11 @@ ringcomm_add_failure_test(c_api_bad_programmatic_setting RANKS 3 PROGRAM c_byte_
   EXPECT "settings.threads='many' is not valid: expected an integer in \\[1, 256\\]")
 ringcomm_add_failure_test(c_api_garbage_environment RANKS 3 PROGRAM c_byte_histogram ENV RINGCOMM_DIRECTION=sideways
   EXPECT "RINGCOMM_DIRECTION='sideways' is not valid: expected one of: uni, bi")
+
+# A consume functor of the wrong element type must not compile, and the compiler must say why.
+add_executable(session_wrong_message_type EXCLUDE_FROM_ALL session_wrong_message_type.cpp)
+target_link_libraries(session_wrong_message_type PRIVATE ringcomm::ringcomm)
+add_test(NAME session_wrong_message_type_does_not_compile
+  COMMAND ${CMAKE_COMMAND} --build ${PROJECT_BINARY_DIR} --target session_wrong_message_type)
+set_tests_properties(session_wrong_message_type_does_not_compile PROPERTIES TIMEOUT 300
+  PASS_REGULAR_EXPRESSION "consume must accept \\(Kokkos::View<const T\\*> message, const ringcomm::ConsumeContext&\\)")

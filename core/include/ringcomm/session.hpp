@@ -95,6 +95,9 @@ class MessageRings {
   std::size_t count() const { return count_; }
   std::size_t message_bytes() const { return count_ * sizeof(T); }
   const WalkerSchedule& schedule() const { return team_.schedule(); }
+  int threads() const { return team_.threads(); }
+  // Walker thread `thread`'s execution space instance (ProduceContext::exec, ConsumeContext::exec).
+  const ExecSpace& exec(int thread) const { return team_.exec(thread); }
   RingTeam& team() { return team_; }  // the expert layer underneath
 
   // Collective over the world: every walker thread of every rank runs `rounds` rounds; in each it
