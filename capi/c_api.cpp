@@ -247,7 +247,8 @@ struct MessagesObject : Object {
 template <class T>
 struct TypedMessages final : MessagesObject {
   TypedMessages(ringcomm_type t, std::uint64_t owner, Session& session, std::size_t n)
-      : MessagesObject(t, n, owner), rings(session.transport(), session.topology(), n, session.schedule()) {}
+      : MessagesObject(t, n, owner),
+        rings(session.transport(), session.topology(session.message_needs(n * sizeof(T))), n, session.schedule()) {}
 
   void run(std::size_t rounds, ringcomm_produce_fn produce, ringcomm_consume_fn consume, void* user) override {
     const bool staged = data_memory_kind() != MemoryKind::host;
@@ -397,7 +398,10 @@ ringcomm_status ringcomm_array_create(ringcomm_session session, ringcomm_type ty
     const std::string name = label ? label : "array";
     with_array_type(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      array->id = add(std::make_unique<TypedArray<T>>(type, session.id, s.topology(), entries, name));
+      RingMemoryNeeds needs;
+      needs.gt_entries = entries;
+      needs.scalar_bytes = sizeof(T);
+      array->id = add(std::make_unique<TypedArray<T>>(type, session.id, s.topology(needs), entries, name));
     });
   });
 }

@@ -52,7 +52,7 @@ Session::~Session() {
   if (overrides_installed_) settings::remove_overrides();
 }
 
-const Topology& Session::topology_for(const RingMemoryNeeds& needs) {
+const Topology& Session::topology(const RingMemoryNeeds& needs) {
   if (topology_) return *topology_;
   int ring_size = settings_.ring_size.value_or(ranks_);
   if (settings_.ring_size_auto) {
@@ -65,6 +65,13 @@ const Topology& Session::topology_for(const RingMemoryNeeds& needs) {
   }
   topology_ = std::make_unique<Topology>(world_, ring_size);
   return *topology_;
+}
+
+RingMemoryNeeds Session::message_needs(std::size_t message_bytes) const {
+  RingMemoryNeeds needs;
+  needs.message_bytes = message_bytes;
+  needs.rings_per_rank = static_cast<std::size_t>(schedule().threads) * directions_of_thread(schedule(), 0).size();
+  return needs;
 }
 
 std::string Session::describe() {

@@ -112,18 +112,16 @@ std::vector<std::complex<double>> reference_bubble(const ringcomm::gt::Problem& 
   return chi0;
 }
 
+constexpr const char* kHelp =
+    "custom_kernel [--rounds N]: runs a consume functor of its own (the particle-hole bubble chi0(q, Omega) from\n"
+    "each measurement's G_sigma) next to ringcomm's GtAccumulator on the same rings, and checks both results\n"
+    "against serial references; exit status 1 on a mismatch. --rounds: measurements per walker thread and rank\n"
+    "(default 4). Run under mpirun; every RINGCOMM_* setting applies (docs/environment.md).\n";
+
 int parse_rounds(int argc, char** argv) {
   int rounds = 4;
   for (int i = 1; i < argc; ++i) {
     const std::string name = argv[i];
-    if (name == "--help" || name == "-h") {
-      std::printf(
-          "custom_kernel [--rounds N]: runs a consume functor of its own (the particle-hole bubble chi0(q, Omega) from\n"
-          "each measurement's G_sigma) next to ringcomm's GtAccumulator on the same rings, and checks both results\n"
-          "against serial references; exit status 1 on a mismatch. --rounds: measurements per walker thread and rank\n"
-          "(default 4). Run under mpirun; every RINGCOMM_* setting applies (docs/environment.md).\n");
-      std::exit(0);
-    }
     if (name != "--rounds" || i + 1 >= argc) throw ringcomm::Error("unknown option " + name + " (see --help)");
     rounds = static_cast<int>(ringcomm::settings::parse_integer(argv[++i], "--rounds", 1, 1000));
   }
@@ -133,6 +131,11 @@ int parse_rounds(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", kHelp);  // before MPI and Kokkos, which have --help of their own
+      return 0;
+    }
   return ringcomm::run(argc, argv, [&](ringcomm::Session& session) {
     const int rounds = ringcomm::collectively(MPI_COMM_WORLD, [&] { return parse_rounds(argc, argv); });
     const int threads = session.schedule().threads;

@@ -62,11 +62,6 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string name = argv[i];
-    if (name == "--help" || name == "-h") {
-      std::printf("byte_histogram [--rounds N] [--message-bytes B]: histogram of every message's bytes over a ring;\n"
-                  "every RINGCOMM_* setting applies (docs/environment.md). Run under mpirun.\n");
-      std::exit(0);
-    }
     if (i + 1 >= argc) throw ringcomm::Error("option " + name + " needs a value (see --help)");
     const std::string value = argv[++i];
     if (name == "--rounds") o.rounds = ringcomm::settings::parse_integer(value, name, 1, 1000);
@@ -79,6 +74,12 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("byte_histogram [--rounds N] [--message-bytes B]: histogram of every message's bytes over a ring;\n"
+                  "every RINGCOMM_* setting applies (docs/environment.md). Run under mpirun.\n");
+      return 0;
+    }
   return ringcomm::run(argc, argv, [&](ringcomm::Session& session) {
     const Options o = ringcomm::collectively(MPI_COMM_WORLD, [&] { return parse(argc, argv); });
     auto& histogram = session.array<double>(kBins, "byte histogram");

@@ -174,8 +174,9 @@ class Session {
   // Why earlier transports of the request were passed over.
   const std::vector<std::string>& transport_notes() const { return transport_notes_; }
 
-  // Collective. The topology; decides the ring size now if nothing did yet.
-  const Topology& topology() { return topology_for({}); }
+  // Collective. The topology; decides the ring size now if nothing did yet, RINGCOMM_RING_SIZE=auto
+  // sizing it for `needs` (array() and messages() pass theirs).
+  const Topology& topology(const RingMemoryNeeds& needs = {});
 
   // Collective: an array of `entries` values of T cut over each sub-ring, zeroed, owned by the session.
   template <class T>
@@ -183,7 +184,7 @@ class Session {
     RingMemoryNeeds needs;
     needs.gt_entries = entries;
     needs.scalar_bytes = sizeof(T);
-    auto owned = std::make_shared<DistributedArray<T>>(topology_for(needs), entries, label);
+    auto owned = std::make_shared<DistributedArray<T>>(topology(needs), entries, label);
     Kokkos::deep_copy(owned->local(), T{});
     arrays_.push_back(owned);
     return *owned;
@@ -193,22 +194,20 @@ class Session {
   // the session. Every rank must ask for the same type and count (else the same Error everywhere).
   template <class T>
   MessageRings<T>& messages(std::size_t count) {
-    RingMemoryNeeds needs;
-    needs.message_bytes = count * sizeof(T);
-    needs.rings_per_rank = static_cast<std::size_t>(settings_.schedule.threads) *
-                           directions_of_thread(settings_.schedule, 0).size();
-    auto owned = std::make_shared<MessageRings<T>>(*transport_, topology_for(needs), count, settings_.schedule);
+    auto owned =
+        std::make_shared<MessageRings<T>>(*transport_, topology(message_needs(count * sizeof(T))), count, schedule());
     message_rings_.push_back(owned);
     return *owned;
   }
+
+  // What the rings of every walker thread need on a rank for messages of `message_bytes`.
+  RingMemoryNeeds message_needs(std::size_t message_bytes) const;
 
   // One line: transport, ranks, sub-rings and walker schedule, e.g.
   // "transport host, 3 ranks, 1 sub-ring(s) of S=3, 1 thread(s), unidirectional, overlap".
   std::string describe();
 
  private:
-  const Topology& topology_for(const RingMemoryNeeds& needs);
-
   MPI_Comm world_;
   int rank_ = 0;
   int ranks_ = 1;
