@@ -97,7 +97,7 @@ ringcomm_status ringcomm_array_free(ringcomm_array* array);
 typedef struct ringcomm_produce_info {
   int thread;           /* walker thread of this rank */
   size_t round;         /* round of that thread */
-  uint64_t measurement; /* unique over the job: (round * ranks + rank) * threads + thread */
+  uint64_t measurement; /* unique over the job: (round * threads + thread) * ranks + rank */
 } ringcomm_produce_info;
 
 /* Write the message (`count` elements of `type`); return 0, or non-zero to stop the run. */

@@ -43,7 +43,7 @@ namespace ringcomm {
 struct ProduceContext {
   int thread = 0;                // walker thread of this rank, 0 … threads−1
   std::size_t round = 0;         // 0 … rounds−1 of that thread
-  std::uint64_t measurement = 0;  // unique over the job: (round · ranks + world rank) · threads + thread
+  std::uint64_t measurement = 0;  // unique over the job: (round · threads + thread) · ranks + world rank
   ExecSpace exec;                // the thread's execution space instance: launch kernels on it
 };
 
@@ -122,7 +122,7 @@ class MessageRings {
         Ring& ring = team_.ring(thread, round);
         const Message message(static_cast<T*>(ring.outgoing()), count_);
         const std::uint64_t measurement =
-            (static_cast<std::uint64_t>(round) * ranks_ + rank_) * team_.threads() + thread;
+            (static_cast<std::uint64_t>(round) * team_.threads() + thread) * ranks_ + rank_;
         {
           auto lock = team_.kernel_lock();
           exec.fence();  // consumes of an earlier round may still read this slot
