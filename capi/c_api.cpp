@@ -285,6 +285,17 @@ struct TypedMessages final : MessagesObject {
   MessageRings<T> rings;
 };
 
+// Frees what `handle` names (checked first: a stale handle is reported, not followed) and sets it to {0}.
+template <class Derived, class Handle>
+ringcomm_status free_handle(Handle* handle, Kind kind, const std::string& function) {
+  return guarded([&] {
+    require(handle != nullptr, (function + ": the handle pointer is NULL").c_str());
+    find<Derived>(handle->id, kind);
+    remove(handle->id);
+    handle->id = 0;
+  });
+}
+
 bool mpi_running() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -332,14 +343,7 @@ ringcomm_status ringcomm_settings_set(ringcomm_settings settings, const char* na
   });
 }
 
-ringcomm_status ringcomm_settings_free(ringcomm_settings* settings) {
-  return guarded([&] {
-    require(settings != nullptr, "ringcomm_settings_free: settings is NULL");
-    find<SettingsObject>(settings->id, Kind::settings);
-    remove(settings->id);
-    settings->id = 0;
-  });
-}
+ringcomm_status ringcomm_settings_free(ringcomm_settings* settings) { return free_handle<SettingsObject>(settings, Kind::settings, "ringcomm_settings_free"); }
 
 ringcomm_status ringcomm_session_create(ringcomm_settings settings, ringcomm_session* session) {
   return guarded([&] {
@@ -358,14 +362,7 @@ ringcomm_status ringcomm_session_create(ringcomm_settings settings, ringcomm_ses
   });
 }
 
-ringcomm_status ringcomm_session_free(ringcomm_session* session) {
-  return guarded([&] {
-    require(session != nullptr, "ringcomm_session_free: session is NULL");
-    find<SessionObject>(session->id, Kind::session);
-    remove(session->id);
-    session->id = 0;
-  });
-}
+ringcomm_status ringcomm_session_free(ringcomm_session* session) { return free_handle<SessionObject>(session, Kind::session, "ringcomm_session_free"); }
 
 ringcomm_status ringcomm_session_rank(ringcomm_session session, int* rank, int* ranks) {
   return guarded([&] {
@@ -438,14 +435,7 @@ ringcomm_status ringcomm_array_gather(ringcomm_array array, ringcomm_type type, 
   });
 }
 
-ringcomm_status ringcomm_array_free(ringcomm_array* array) {
-  return guarded([&] {
-    require(array != nullptr, "ringcomm_array_free: array is NULL");
-    find<ArrayObject>(array->id, Kind::array);
-    remove(array->id);
-    array->id = 0;
-  });
-}
+ringcomm_status ringcomm_array_free(ringcomm_array* array) { return free_handle<ArrayObject>(array, Kind::array, "ringcomm_array_free"); }
 
 ringcomm_status ringcomm_messages_create(ringcomm_session session, ringcomm_type type, std::size_t count,
                                          ringcomm_messages* messages) {
@@ -480,14 +470,7 @@ ringcomm_status ringcomm_messages_run(ringcomm_messages messages, ringcomm_type 
   return shape != RINGCOMM_OK ? shape : status;
 }
 
-ringcomm_status ringcomm_messages_free(ringcomm_messages* messages) {
-  return guarded([&] {
-    require(messages != nullptr, "ringcomm_messages_free: messages is NULL");
-    find<MessagesObject>(messages->id, Kind::messages);
-    remove(messages->id);
-    messages->id = 0;
-  });
-}
+ringcomm_status ringcomm_messages_free(ringcomm_messages* messages) { return free_handle<MessagesObject>(messages, Kind::messages, "ringcomm_messages_free"); }
 
 const char* ringcomm_last_error(void) { return last_error.c_str(); }
 
