@@ -1,15 +1,17 @@
 /* ringcomm's C API: a ringcomm::Session for C, Fortran (ISO_C_BINDING) and other languages.
  *
+ *   #define CHECK(call) do { ringcomm_status s_ = (call); if (s_) ringcomm_exit_on_error(s_); } while (0)
+ *   ringcomm_settings no_settings = {0};
  *   ringcomm_session session = {0};
- *   ringcomm_messages messages = {0};
  *   ringcomm_array histogram = {0};
- *   if (ringcomm_session_create((ringcomm_settings){0}, &session)) ringcomm_exit_on_error();
- *   ringcomm_array_create(session, RINGCOMM_FLOAT64, 256, "histogram", &histogram);
- *   ringcomm_messages_create(session, RINGCOMM_BYTE, 10000, &messages);
- *   ringcomm_messages_run(messages, RINGCOMM_BYTE, 10000, rounds, produce, consume, &my_data);
- *   ringcomm_array_sum_across_rings(histogram);
- *   ringcomm_array_gather(histogram, RINGCOMM_FLOAT64, all, 256);   (on rank 0)
- *   ringcomm_finalize();
+ *   ringcomm_messages messages = {0};
+ *   CHECK(ringcomm_session_create(no_settings, &session));
+ *   CHECK(ringcomm_array_create(session, RINGCOMM_FLOAT64, 256, "histogram", &histogram));
+ *   CHECK(ringcomm_messages_create(session, RINGCOMM_BYTE, 10000, &messages));
+ *   CHECK(ringcomm_messages_run(messages, RINGCOMM_BYTE, 10000, rounds, produce, consume, &my_data));
+ *   CHECK(ringcomm_array_sum_across_rings(histogram));
+ *   CHECK(ringcomm_array_gather(histogram, RINGCOMM_FLOAT64, all, rank == 0 ? 256 : 0));
+ *   CHECK(ringcomm_finalize());
  *
  * Every RINGCOMM_* setting applies as in C++ (docs/environment.md); ringcomm_settings_set overrides
  * one for this program. Calls that take a session, array or message set are collective over the
