@@ -15,9 +15,10 @@ namespace ringcomm {
 namespace {
 
 // The table: each setting's variable, its field in SessionSettings and the field's name in errors.
+using SettingField = std::optional<std::string> SessionSettings::*;
 struct SettingSlot {
   const char* variable;
-  std::optional<std::string> SessionSettings::*field;
+  SettingField field;
   const char* field_name;
 };
 
