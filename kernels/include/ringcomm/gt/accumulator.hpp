@@ -8,9 +8,13 @@
 // the kernel reads the sign from the message itself, so nothing waits for the device. A message
 // whose sign is 0 (padding) adds nothing, whatever its G_σ slots hold.
 //
-// Instantiated for Kokkos::complex<double> and Kokkos::complex<float>.
+// Scalar is G_t's type, MessageScalar that of the messages (G_σ). Instantiated for
+// <complex<double>>, <complex<float>> and mixed precision <complex<double>, complex<float>>: G_σ in
+// single precision (half the bytes on the ring), G_t summed in double; all arithmetic is done in
+// Scalar.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "ringcomm/distributed_array.hpp"
@@ -32,33 +36,39 @@ struct DeviceTables {
 // is the default.
 enum class Updates { exclusive, concurrent };
 
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 class GtAccumulator {
  public:
   using SliceView = Kokkos::View<Scalar*>;
+  using Message = MessageScalar;
 
   // `slice` holds G_t entries [range.begin, range.end). Throws ringcomm::Error when dims are invalid
   // or the slice does not match the range.
   GtAccumulator(const Dims& dims, Channel channel, SliceView slice, SliceRange range,
                 const ExecSpace& exec = ExecSpace(), Updates updates = Updates::exclusive);
 
-  // `message`: Dims::message_entries() scalars in ExecSpace memory. `origin` (the ring position that
-  // made it) is not needed: every message carries its own G_σ and sign.
+  // `message`: Dims::message_entries() MessageScalars in ExecSpace memory. `origin` (the ring position
+  // that made it) is not needed: every message carries its own G_σ and sign. Copies of an accumulator
+  // share its work space (scratch_bytes()): use them on one execution space instance only.
   void operator()(const void* message, int origin = 0) const;
 
-  // How many exchange rows (Q,Ω) the warps of one thread block cover for the same 32 inner entries
-  // (see SliceOrder in gt_kernel.hpp): the G_σ values those entries share are then read from memory
-  // once per block instead of once per row. 1 walks one row after another. Throws ringcomm::Error
-  // outside [1, kMaxExchangeRowTile].
-  static constexpr int kMaxExchangeRowTile = 64;
-#ifdef KOKKOS_ENABLE_CUDA
-  // On an H200 tiles of 4 rows make the ph channels 1.35–1.42 × faster and leave pp as it was.
+  // How many exchange rows (Q,Ω) of the same inner index and pair each thread updates (see
+  // SliceOrder in gt_kernel.hpp): the index decoding and the G_σ values that do not depend on the
+  // exchange are shared by those entries. One of 1, 2, 4, 8; anything else throws ringcomm::Error.
+  static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultExchangeRowTile = 4;
-#else
-  static constexpr int kDefaultExchangeRowTile = 1;  // no gain on CPUs
-#endif
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
+
+  // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
+  // copy made once per message (default) or from G_σ itself. Changes no bit of the result.
+  void set_transposed_reads(bool on) { transposed_reads_ = on; }
+  bool transposed_reads() const { return transposed_reads_; }
+
+  // Device memory this accumulator holds besides the slice: the transposed G_σ (ph channels) and the
+  // bubble factors (ph_magnetic, ph_charge). Counted in allocation_stats().
+  std::size_t scratch_bytes() const;
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel);
 
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
@@ -66,9 +76,11 @@ class GtAccumulator {
 
  private:
   template <Channel kChannel>
-  void launch(const Scalar* message) const;
-  template <Channel kChannel, bool kAtomic>
-  void launch_with(const Scalar* message) const;
+  void launch(const Message* message) const;
+  template <Channel kChannel, bool kAtomic, int kRows>
+  void launch_with(const Message* message) const;
+  void prepare(const Message* message) const;
+  struct Scratch;
 
   Dims dims_;
   Channel channel_;
@@ -79,6 +91,8 @@ class GtAccumulator {
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
   int row_tile_ = kDefaultExchangeRowTile;
+  bool transposed_reads_ = true;
+  std::shared_ptr<Scratch> scratch_;
 };
 
 }  // namespace ringcomm::gt
