@@ -85,20 +85,21 @@ class Comparison {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
   }
 
-  template <class Scalar>
+  // Scalar: G_t's type; Message: that of G_σ and the ring's messages.
+  template <class Scalar, class Message = Scalar>
   void run_all() {
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
         check_dump_size<Scalar>(problem_);
-        if (rank_ == 0) write_dump_inputs<Scalar>(options_.dump_dir, problem_);
+        if (rank_ == 0) write_dump_inputs<Message>(options_.dump_dir, problem_);
       });
     if (!options_.trace_path.empty()) trace::start(MPI_COMM_WORLD);
-    if (options_.run_original) run_original<Scalar>();
+    if (options_.run_original) run_original<Scalar, Message>();
     const std::vector<TransportRequest> requests = resolve_transports(options_);
     schedule_ = requested_schedule(MPI_COMM_WORLD, options_.schedule);
-    for (const int ring_size : ring_sizes<Scalar>()) {
+    for (const int ring_size : ring_sizes<Scalar, Message>()) {
       const Topology topology(MPI_COMM_WORLD, ring_size);
-      for (const auto& request : requests) run_ring<Scalar>(topology, request);
+      for (const auto& request : requests) run_ring<Scalar, Message>(topology, request);
     }
     if (!options_.trace_path.empty()) {
       const std::size_t events = trace::stop_and_write(MPI_COMM_WORLD, options_.trace_path);
@@ -107,8 +108,8 @@ class Comparison {
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
         if (rank_ == 0)
-          write_dump_meta(options_.dump_dir, problem_, scalar_name(options_.precision), npy::descr<Scalar>(),
-                          dumped_run_);
+          write_dump_meta(options_.dump_dir, problem_, scalar_name(options_.precision), npy::descr<Message>(),
+                          npy::descr<Scalar>(), dumped_run_);
       });
   }
 
@@ -124,13 +125,13 @@ class Comparison {
   }
 
  private:
-  template <class Scalar>
+  template <class Scalar, class Message>
   std::vector<int> ring_sizes() const {
     if (!options_.ring_sizes.empty()) return options_.ring_sizes;
     RingMemoryNeeds needs;
     needs.gt_entries = problem_.dims.entries();
     needs.scalar_bytes = sizeof(Scalar);
-    needs.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    needs.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     needs.rings_per_rank = directions_of_thread(schedule_, 0).size() * static_cast<std::size_t>(schedule_.threads);
     return {resolve_ring_size(MPI_COMM_WORLD, ranks_, needs)};
   }
@@ -147,7 +148,7 @@ class Comparison {
     }
   }
 
-  template <class Scalar>
+  template <class Scalar, class Message>
   void run_original() {
     announce("original: every rank a full G_t (" + problem_.dims.describe() + "), reduced at the end");
     Run run;
@@ -156,19 +157,22 @@ class Comparison {
     run.ring = false;
     run.ring_size = 1;
     run.rings = ranks_;
-    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     run.gt_bytes_per_rank = problem_.dims.entries() * sizeof(Scalar);
     run.buffer_bytes_per_rank = run.message_bytes;
     reset_allocation_high_water();
     const std::vector<Scalar> full = [&] {
       const Phase whole_run("ringcomm::run original");
-      return gt::accumulate_original<Scalar>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
+      return gt::accumulate_original<Scalar, Message>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
     }();
     run.memory = memory_json({run.gt_bytes_per_rank, run.buffer_bytes_per_rank, 0});
     const double cost = static_cast<double>(problem_.measurements) * static_cast<double>(problem_.dims.entries());
     if (cost <= kReferenceBudget) {
-      if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Scalar>(problem_));
-      run.errors_against = "serial reference";
+      // Mixed precision: against the reference from G_σ as the walker made it, before rounding to
+      // float, so that the error shown is the one mixed precision costs.
+      using Unrounded = std::conditional_t<std::is_same_v<Scalar, Message>, Message, Scalar>;
+      if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Unrounded>(problem_));
+      run.errors_against = std::is_same_v<Scalar, Message> ? "serial reference" : "serial reference from unrounded G_σ";
     } else {
       run.errors_against = "none: the serial reference would take too long";
     }
@@ -180,7 +184,7 @@ class Comparison {
     runs_.push_back(run);
   }
 
-  template <class Scalar>
+  template <class Scalar, class Message>
   void run_ring(const Topology& topology, const TransportRequest& request) {
     TransportContext ctx;
     ctx.world = MPI_COMM_WORLD;
@@ -193,7 +197,7 @@ class Comparison {
     Run run;
     run.ring_size = topology.ring_size();
     run.rings = topology.ring_count();
-    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     reset_allocation_high_water();
     run.schedule = schedule_;
     Selection selection;
@@ -217,7 +221,8 @@ class Comparison {
     const CheckpointSettings checkpoint = checkpoint_for(run);
     {
       const Phase whole_run(trace::lasting_name("ringcomm::run " + run.transport + " S=" + std::to_string(run.ring_size)));
-      run.stats = gt::accumulate_with_ring(problem_, topology, *team, gt, ring_progress_for(run), checkpoint);
+      run.stats = gt::accumulate_with_ring<Scalar, Message>(problem_, topology, *team, gt, ring_progress_for(run),
+                                                            checkpoint);
     }
     run.memory = memory_json({gt.bytes_per_rank(), team->slots() * team->message_bytes(), team->staging_bytes()});
     run.counters = counters_json(team->counters());
@@ -380,6 +385,8 @@ int main(int argc, char** argv) {
     const ringcomm::gt::Problem problem{options.dims, options.channel, options.seed, options.measurements};
     Comparison comparison(options, problem, text);
     if (options.precision == Precision::double_precision) comparison.run_all<Kokkos::complex<double>>();
+    else if (options.precision == Precision::mixed_precision)
+      comparison.run_all<Kokkos::complex<double>, Kokkos::complex<float>>();
     else comparison.run_all<Kokkos::complex<float>>();
     comparison.report();
     return 0;

@@ -58,24 +58,27 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 // (if any; it must come from a run of the same problem, ranks and ring size, or every rank throws),
 // and saves every checkpoint.every_rounds rounds (0: about ten times per run) and after the last.
 // Saving is part of the timed loop.
-template <class Scalar>
+//
+// MessageScalar is the type of G_σ on the ring: Scalar, or Kokkos::complex<float> with a
+// Kokkos::complex<double> G_t (mixed precision; see GtAccumulator).
+template <class Scalar, class MessageScalar = Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
                               DistributedArray<Scalar>& gt, const Progress& progress = {},
                               const CheckpointSettings& checkpoint = {});
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, RingTeam& team,
                               DistributedArray<Scalar>& gt, const Progress& progress = {},
                               const CheckpointSettings& checkpoint = {});
 
 // What a checkpoint of accumulate_with_ring records as the run's shape: a restart must match it.
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice,
                                    int threads = 1);
 
 // Collective over `world`: every rank accumulates its measurements into a full G_t, and the sum is
 // reduced to world rank 0, which gets it (the others get an empty vector). stats->seconds includes
 // the reduction, which is part of this algorithm's cost.
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats = nullptr,
                                         const Progress& progress = {});
 
