@@ -6,7 +6,7 @@
 #include "ringcomm/distributed_array.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/npy_format.hpp"
 
 namespace ringcomm {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 
 namespace ringcomm::trace {
 
