@@ -121,9 +121,15 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
   // Threads share the slice; with one thread the faster non-atomic kernel is safe.
   const Updates updates = threads > 1 ? Updates::concurrent : Updates::exclusive;
   std::vector<GtAccumulator<Scalar, MessageScalar>> accumulators;
-  for (int thread = 0; thread < threads; ++thread)
-    accumulators.emplace_back(dims, problem.channel, gt.local(), gt.range(), team.exec(thread), updates);
   RunStats stats;
+  collectively(world, [&] {
+    stats.batch = GtAccumulator<Scalar, MessageScalar>::batch_setting(dims, problem.channel, threads);
+    for (int thread = 0; thread < threads; ++thread) {
+      accumulators.emplace_back(dims, problem.channel, gt.local(), gt.range(), team.exec(thread), updates);
+      accumulators.back().set_batch(stats.batch);
+      stats.work_bytes += accumulators.back().scratch_bytes();
+    }
+  });
   stats.rounds = rounds(problem, p, threads);
   stats.threads = threads;
 
@@ -160,6 +166,10 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
           ring.circulate(consume, exec);
           const std::size_t done = round + 1;
           if (store && (done % interval == 0 || done == stats.rounds)) {
+            {
+              const auto launching = team.kernel_lock();
+              Ring::flush(accumulate);  // a checkpoint holds every message of its rounds
+            }
             exec.fence();
             round_done.arrive_and_wait();
             if (thread == 0) {
@@ -175,6 +185,8 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
           }
           if (progress && me == 0 && thread == 0) progress(done, stats.rounds);
         }
+        const auto launching = team.kernel_lock();
+        Ring::flush(accumulate);
       },
       &round_done);
   stats.seconds = timer.stop();
@@ -213,7 +225,8 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
 
   const ExecSpace exec;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
-  const GtAccumulator<Scalar, MessageScalar> accumulate(dims, problem.channel, gt, SliceRange{0, n}, exec);
+  GtAccumulator<Scalar, MessageScalar> accumulate(dims, problem.channel, gt, SliceRange{0, n}, exec);
+  collectively(world, [&] { accumulate.set_batch(GtAccumulator<Scalar, MessageScalar>::batch_setting(dims, problem.channel)); });
   const std::size_t total_rounds = rounds(problem, p);
 
   // The reduction belongs to the algorithm being measured, so it is inside the timed region.
@@ -228,6 +241,7 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
     accumulate(message.data(), 0);
     if (progress && me == 0) progress(round + 1, total_rounds);
   }
+  Ring::flush(accumulate);
   exec.fence();
   std::vector<Scalar> full(me == 0 ? n : 0);
   {
@@ -235,7 +249,11 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
     reduce_to_rank0(gt.data(), n, full.data(), world);
   }
   const double seconds = timer.stop();
-  if (stats != nullptr) *stats = RunStats{seconds, total_rounds};
+  if (stats != nullptr) {
+    *stats = RunStats{seconds, total_rounds};
+    stats->batch = accumulate.batch();
+    stats->work_bytes = accumulate.scratch_bytes();
+  }
   return full;
 }
 

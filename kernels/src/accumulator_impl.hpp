@@ -3,6 +3,7 @@
 // (one translation unit each, so that device compilers build them in parallel).
 #include "ringcomm/gt/accumulator.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "gt_kernel.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
+#include "ringcomm/settings.hpp"
 
 namespace ringcomm::gt {
 
@@ -71,26 +73,92 @@ bool has_bubble(Channel channel) { return channel == Channel::ph_magnetic || cha
 
 }  // namespace
 
-// Work space made once per message: G_σ^T (ph channels) and the bubble factors.
+// Work space: per staged message (slot) its G_σ^T (ph channels) and bubble factors, and with a batch
+// of B > 1 the staged messages themselves. Shared by copies of the accumulator.
 template <class Scalar, class MessageScalar>
 struct GtAccumulator<Scalar, MessageScalar>::Scratch {
+  int batch = 1;
+  int staged = 0;  // slots filled and not yet applied
+  Kokkos::View<MessageScalar*> messages;
   Kokkos::View<MessageScalar*> transposed;
   Kokkos::View<Scalar*> factors;
   TrackedBytes counted;
 };
 
+// Scalars of one slot's transposed G_σ (both spins) and bubble factors.
+inline std::size_t transposed_entries(const Dims& dims, Channel channel) {
+  return channel == Channel::pp_up_down ? 0 : 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
+}
+inline std::size_t factor_entries(const Dims& dims, Channel channel) {
+  return has_bubble(channel) ? 2 * factors_per_exchange(dims) * dims.NQ() * dims.NOmega() : 0;
+}
+
 template <class Scalar, class MessageScalar>
-std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel) {
-  const std::size_t g_entries = 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
-  const std::size_t transposed = channel == Channel::pp_up_down ? 0 : g_entries * sizeof(MessageScalar);
-  const std::size_t factors =
-      has_bubble(channel) ? 2 * factors_per_exchange(dims) * dims.NQ() * dims.NOmega() * sizeof(Scalar) : 0;
-  return transposed + factors;
+std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel, int batch) {
+  const auto slots = static_cast<std::size_t>(std::max(batch, 1));
+  const std::size_t staged = batch > 1 ? dims.message_entries() * sizeof(MessageScalar) : 0;
+  return slots * (staged + transposed_entries(dims, channel) * sizeof(MessageScalar) +
+                  factor_entries(dims, channel) * sizeof(Scalar));
 }
 
 template <class Scalar, class MessageScalar>
 std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes() const {
-  return scratch_bytes(dims_, channel_);
+  return scratch_bytes(dims_, channel_, scratch_->batch);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
+  scratch_.reset();  // the old work space goes before the new one comes
+  auto scratch = std::make_shared<Scratch>();
+  scratch->batch = batch;
+  const auto slots = static_cast<std::size_t>(batch);
+  const auto uninitialized = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
+  if (batch > 1)
+    scratch->messages =
+        Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::staged messages"), slots * dims_.message_entries());
+  if (const std::size_t n = transposed_entries(dims_, channel_))
+    scratch->transposed = Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::transposed G"), slots * n);
+  if (const std::size_t n = factor_entries(dims_, channel_))
+    scratch->factors = Kokkos::View<Scalar*>(uninitialized("ringcomm::gt::bubble factors"), slots * n);
+  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch));
+  scratch_ = std::move(scratch);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_batch(int messages) {
+  if (messages < 1 || messages > kMaxBatch)
+    throw Error("GtAccumulator: a batch must hold between 1 and " + std::to_string(kMaxBatch) + " messages, not " +
+                std::to_string(messages));
+  exec_.fence();  // kernels still reading the old work space
+  allocate_scratch(messages);
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::batch_setting(const Dims& dims, Channel channel, int accumulators) {
+  if (const auto text = settings::env("RINGCOMM_GT_BATCH"))
+    return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_GT_BATCH", 1, kMaxBatch));
+  int batch = kDefaultDriverBatch;
+  if (batch > 1) {
+    const std::size_t budget = query_memory(data_memory_kind()).free_bytes / 4;
+    const auto holders = static_cast<std::size_t>(std::max(accumulators, 1));
+    while (batch > 1 && holders * scratch_bytes(dims, channel, batch) > budget) batch /= 2;
+  }
+  return batch;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::batch() const {
+  return scratch_->batch;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::staged() const {
+  return scratch_->staged;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::flush() const {
+  if (scratch_->staged > 0) apply(scratch_->messages.data(), scratch_->staged);
 }
 
 template <class Scalar, class MessageScalar>
@@ -115,15 +183,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
-  scratch_ = std::make_shared<Scratch>();
-  const std::size_t g_entries = 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
-  if (channel != Channel::pp_up_down)
-    scratch_->transposed = Kokkos::View<MessageScalar*>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ringcomm::gt::transposed G"), g_entries);
-  if (has_bubble(channel))
-    scratch_->factors = Kokkos::View<Scalar*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ringcomm::gt::bubble factors"),
-                                              2 * factors_per_exchange(dims) * dims.NQ() * dims.NOmega());
-  scratch_->counted = TrackedBytes(scratch_bytes());
+  allocate_scratch(1);
 }
 
 template <class Scalar, class MessageScalar>
@@ -131,32 +191,51 @@ void GtAccumulator<Scalar, MessageScalar>::operator()(const void* message, int /
   if (message == nullptr) throw Error("GtAccumulator: the message is null");
   if (range_.size() == 0) return;
   const auto* scalars = static_cast<const MessageScalar*>(message);
-  prepare(scalars);
+  Scratch& scratch = *scratch_;
+  if (scratch.batch == 1) {
+    prepare(scalars, 0);
+    return apply(scalars, 1);
+  }
+  const int slot = scratch.staged;
+  prepare(scalars, slot);
+  const std::size_t entries = dims_.message_entries();
+  const auto first = static_cast<std::size_t>(slot) * entries;
+  const Kokkos::View<const MessageScalar*, Kokkos::MemoryUnmanaged> source(scalars, entries);
+  Kokkos::deep_copy(exec_, Kokkos::subview(scratch.messages, std::make_pair(first, first + entries)), source);
+  if (++scratch.staged == scratch.batch) flush();
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::apply(const MessageScalar* messages, int count) const {
+  scratch_->staged = 0;
   switch (channel_) {
-    case Channel::pp_up_down: return launch<Channel::pp_up_down>(scalars);
-    case Channel::ph_transverse: return launch<Channel::ph_transverse>(scalars);
-    case Channel::ph_magnetic: return launch<Channel::ph_magnetic>(scalars);
-    case Channel::ph_charge: return launch<Channel::ph_charge>(scalars);
+    case Channel::pp_up_down: return launch<Channel::pp_up_down>(messages, count);
+    case Channel::ph_transverse: return launch<Channel::ph_transverse>(messages, count);
+    case Channel::ph_magnetic: return launch<Channel::ph_magnetic>(messages, count);
+    case Channel::ph_charge: return launch<Channel::ph_charge>(messages, count);
   }
   throw Error("GtAccumulator: unknown channel " + std::to_string(static_cast<int>(channel_)));
 }
 
+// Writes slot `slot`'s G_σ^T and bubble factors from `message`.
 template <class Scalar, class MessageScalar>
-void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message) const {
+void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message, int slot) const {
   const int m = dims_.M();
   const auto g_entries = static_cast<std::size_t>(m) * static_cast<std::size_t>(m);
   const detail::MessageView<MessageScalar> g(message, 2 * g_entries);
   if (channel_ != Channel::pp_up_down && transposed_reads_) {
     using Transpose = detail::TransposeKernel<MessageScalar>;
     const int tiles = (m + Transpose::kTile - 1) / Transpose::kTile;
-    const Transpose transpose{g, scratch_->transposed, m, tiles};
+    const std::size_t n = transposed_entries(dims_, channel_), first = n * static_cast<std::size_t>(slot);
+    const Transpose transpose{g, Kokkos::subview(scratch_->transposed, std::make_pair(first, first + n)), m, tiles};
     Kokkos::TeamPolicy<ExecSpace> policy(exec_, 2 * tiles * tiles, Kokkos::AUTO);
     Kokkos::parallel_for(label_ + "::transpose", policy.set_scratch_size(0, Kokkos::PerTeam(Transpose::scratch_bytes())),
                          transpose);
   }
   if (has_bubble(channel_)) {
+    const std::size_t n = factor_entries(dims_, channel_), first = n * static_cast<std::size_t>(slot);
     const auto launch_factors = [&](auto kernel) {
-      kernel.factors = scratch_->factors;
+      kernel.factors = Kokkos::subview(scratch_->factors, std::make_pair(first, first + n));
       kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(m)};
       kernel.tables = tables_;
       kernel.up = detail::MessageView<MessageScalar>(message, g_entries);
@@ -166,7 +245,7 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message)
       kernel.per_side = static_cast<std::int64_t>(factors_per_exchange(dims_));
       Kokkos::parallel_for(label_ + "::factors",
                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                               exec_, 0, static_cast<std::int64_t>(scratch_->factors.extent(0))),
+                               exec_, 0, static_cast<std::int64_t>(n)),
                            kernel);
     };
     if (channel_ == Channel::ph_magnetic) launch_factors(detail::FactorKernel<Scalar, MessageScalar, true>{});
@@ -176,39 +255,50 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message)
 
 template <class Scalar, class MessageScalar>
 template <Channel kChannel>
-void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* message) const {
+void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
   // Concurrent updates are atomic and rarely the limit: one tile size for them.
-  if (updates_ == Updates::concurrent) return launch_with<kChannel, true, kDefaultExchangeRowTile>(message);
+  if (updates_ == Updates::concurrent) return launch_with<kChannel, true, kDefaultExchangeRowTile>(messages, count);
   switch (row_tile_) {
-    case 1: return launch_with<kChannel, false, 1>(message);
-    case 2: return launch_with<kChannel, false, 2>(message);
-    case 4: return launch_with<kChannel, false, 4>(message);
-    default: return launch_with<kChannel, false, 8>(message);
+    case 1: return launch_with<kChannel, false, 1>(messages, count);
+    case 2: return launch_with<kChannel, false, 2>(messages, count);
+    case 4: return launch_with<kChannel, false, 4>(messages, count);
+    default: return launch_with<kChannel, false, 8>(messages, count);
   }
 }
 
+// One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
+// of the work space).
 template <class Scalar, class MessageScalar>
 template <Channel kChannel, bool kAtomic, int kRows>
-void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* message) const {
+void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
   using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows>;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
+  const std::size_t stride = dims_.message_entries();
+  const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
   kernel.order = slice_order(dims_, range_, kRows);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
   kernel.tables = tables_;
   kernel.n_freq = dims_.n_freq;
-  kernel.up = detail::MessageView<MessageScalar>(message, g_size);
-  kernel.down = detail::MessageView<MessageScalar>(message + g_size, g_size);
-  kernel.sign = detail::MessageView<MessageScalar>(message + 2 * g_size, 1);
+  kernel.messages = detail::MessageView<MessageScalar>(messages, slots * stride);
+  kernel.message_stride = stride;
+  kernel.count = count;
+  kernel.g_size = g_size;
   kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads_;
-  const MessageScalar* cross = kernel.transposed ? scratch_->transposed.data() : message;
-  kernel.cross_up = detail::MessageView<MessageScalar>(cross, g_size);
-  kernel.cross_down = detail::MessageView<MessageScalar>(cross + g_size, g_size);
+  if (kernel.transposed) {
+    kernel.cross = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);
+    kernel.cross_stride = 2 * g_size;
+  } else {
+    kernel.cross = kernel.messages;
+    kernel.cross_stride = stride;
+  }
   if constexpr (Kernel::kBubble) {
-    kernel.factors = scratch_->factors;
+    const std::size_t per_slot = factor_entries(dims_, channel_);
+    kernel.factors = typename Kernel::FactorView(scratch_->factors.data(), slots * per_slot);
     kernel.factor_stride = static_cast<std::uint32_t>(factors_per_exchange(dims_));
-    kernel.factor_right = static_cast<std::uint32_t>(scratch_->factors.extent(0) / 2);
+    kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
+    kernel.factor_message = per_slot;
   }
   Kokkos::parallel_for(label_,
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(

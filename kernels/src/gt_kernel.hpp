@@ -8,11 +8,12 @@
 //   2. (ph_magnetic, ph_charge) FactorKernel writes the two factors of the bubble term,
 //      left[(b1,b2,k1,w1), exchange] and right[(b3,b4,k2,w2), exchange] of D = G_up − G_down or
 //      S = G_up + G_down: a few hundred kB that stay in L2, instead of four scattered G_σ reads per entry;
-//   3. ChannelKernel updates the slice. Consecutive threads own consecutive inner indices
-//      (b1,b2,b3,b4,k1,w1), b1 fastest, so the G_t update is coalesced; each thread updates kRows
-//      exchange rows (Q,Ω) of one inner index and pair (k2,w2): the index decoding and the G_σ values
-//      that do not depend on the exchange are shared by its kRows entries, and its kRows G_t loads
-//      are in flight together.
+//   3. ChannelKernel updates the slice with the sum over `count` messages (1, or a batch staged by
+//      GtAccumulator: one pass over G_t for all of them). Consecutive threads own consecutive inner
+//      indices (b1,b2,b3,b4,k1,w1), b1 fastest, so the G_t update is coalesced; each thread updates
+//      kRows exchange rows (Q,Ω) of one inner index and pair (k2,w2): the index decoding and the G_σ
+//      values that do not depend on the exchange are shared by its kRows entries, and its kRows G_t
+//      loads are in flight together.
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -232,51 +233,77 @@ struct ChannelKernel {
   GLayout at;
   DeviceTables tables;
   int n_freq;
-  MessageView<Message> up;    // G_up
-  MessageView<Message> down;  // G_down
-  MessageView<Message> sign;  // one entry
-  // The G_σ value with row fixed by (pair, exchange) is read from here: G_σ^T when `transposed`,
-  // else G_σ itself (uncoalesced; kept to measure what the copy gains).
-  MessageView<Message> cross_up;
-  MessageView<Message> cross_down;
+  // Message j (< count) begins at j·message_stride of `messages`: G_up (M²), G_down (M²), sign.
+  MessageView<Message> messages;
+  std::uint64_t message_stride;
+  int count = 1;
+  std::uint64_t g_size;  // M²
+  // The G_σ value with row fixed by (pair, exchange) is read from here, message j at j·cross_stride:
+  // G_σ^T when `transposed`, else G_σ itself (uncoalesced; kept to measure what the copy gains).
+  MessageView<Message> cross;
+  std::uint64_t cross_stride;
   bool transposed = false;
-  FactorView factors;            // FactorKernel's output (ph_magnetic, ph_charge)
-  std::uint32_t factor_stride;   // F
-  std::uint32_t factor_right;    // F·N_X: where the right factors begin
+  FactorView factors;             // FactorKernel's output (ph_magnetic, ph_charge), message j at j·factor_message
+  std::uint32_t factor_stride;    // F
+  std::uint32_t factor_right;     // F·N_X: where the right factors begin
+  std::uint64_t factor_message;   // 2·F·N_X
 
   // The two G_σ values (both spins) of an entry that do not depend on the exchange.
   struct Fixed {
     Scalar up, down;
   };
 
+  // The weight sign/2 of message j; 0 for padding, whose G_σ slots were never written.
+  KOKKOS_INLINE_FUNCTION Real weight(int j) const {
+    return Real(0.5) * static_cast<Real>(messages(j * message_stride + 2 * g_size).real());
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    const Real s = static_cast<Real>(sign(0).real());
-    if (s == Real(0)) return;  // padding: its G_σ slots were never written
-    const Real weight = Real(0.5) * s;
     const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) {
       std::uint64_t slot = 0;
       std::uint32_t inner = 0, pair = 0, exchange = 0;
       order.edge_entry(thread, slot, inner, pair, exchange);
       const OuterIndex x = order.shape.decode(inner, pair);
-      add(slot, weight * term(x, fixed(x), exchange));
+      Scalar sum;
+      bool any = false;
+      for (int j = 0; j < count; ++j) {
+        const Real w = weight(j);
+        if (w == Real(0)) continue;
+        const Scalar t = w * term(x, fixed(x, j), exchange, j);
+        sum = any ? sum + t : t;  // as in the body: one message adds w·term to G_t unchanged
+        any = true;
+      }
+      if (any) add(slot, sum);
       return;
     }
     std::uint32_t inner = 0, pair = 0, group = 0;
     if (!order.body_entries(thread, inner, pair, group)) return;
     const OuterIndex x = order.shape.decode(inner, pair);
-    const Fixed f = fixed(x);
     const std::uint32_t first = group * kRows;
     // All terms first, then all loads of G_t, then all stores: kRows loads in flight per thread.
     Scalar value[kRows];
     std::uint64_t slot[kRows];
+    bool any = false;
+    for (int j = 0; j < count; ++j) {
+      const Real w = weight(j);
+      if (w == Real(0)) continue;
+      const Fixed f = fixed(x, j);
 #ifdef KOKKOS_ENABLE_CUDA
 #pragma unroll
 #endif
-    for (int r = 0; r < kRows; ++r) {
-      slot[r] = order.body_slot(inner, pair, first + r);
-      if (first + r < order.row_count) value[r] = weight * term(x, f, order.first_row + first + r);
+      for (int r = 0; r < kRows; ++r)
+        if (first + r < order.row_count) {
+          const Scalar t = w * term(x, f, order.first_row + first + r, j);
+          value[r] = any ? value[r] + t : t;
+        }
+      any = true;
     }
+    if (!any) return;
+#ifdef KOKKOS_ENABLE_CUDA
+#pragma unroll
+#endif
+    for (int r = 0; r < kRows; ++r) slot[r] = order.body_slot(inner, pair, first + r);
     if constexpr (kAtomic) {
       for (int r = 0; r < kRows; ++r)
         if (first + r < order.row_count) add(slot[r], value[r]);
@@ -307,24 +334,26 @@ struct ChannelKernel {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION Fixed read(std::uint64_t position) const {
-    return {widen<Scalar>(up(position)), widen<Scalar>(down(position))};
+  // G_up and G_down at `position` of message j.
+  KOKKOS_INLINE_FUNCTION Fixed read(std::uint64_t position, int j) const {
+    const std::uint64_t base = j * message_stride + position;
+    return {widen<Scalar>(messages(base)), widen<Scalar>(messages(base + g_size))};
   }
-  // G_σ[(b,k,w), (bp,kp,wp)] where (bp,kp,wp) follows the inner index and (b,k,w) does not.
-  KOKKOS_INLINE_FUNCTION Fixed read_cross(int b, int k, int w, int bp, int kp, int wp) const {
-    const std::uint64_t position = transposed ? at(bp, kp, wp, b, k, w) : at(b, k, w, bp, kp, wp);
-    return {widen<Scalar>(cross_up(position)), widen<Scalar>(cross_down(position))};
-  }
-
-  KOKKOS_INLINE_FUNCTION Fixed fixed(const OuterIndex& x) const {
-    if constexpr (kChannel == Channel::pp_up_down) return read(at(x.b1, x.k1, x.w1, x.b3, x.k2, x.w2));
-    else if constexpr (kChannel == Channel::ph_transverse) return read(at(x.b2, x.k1, x.w1, x.b4, x.k2, x.w2));
-    else if constexpr (kChannel == Channel::ph_magnetic) return read(at(x.b3, x.k1, x.w1, x.b1, x.k2, x.w2));
-    else return read(at(x.b1, x.k1, x.w1, x.b4, x.k2, x.w2));
+  // G_σ[(b,k,w), (bp,kp,wp)] of message j, where (bp,kp,wp) follows the inner index and (b,k,w) does not.
+  KOKKOS_INLINE_FUNCTION Fixed read_cross(int b, int k, int w, int bp, int kp, int wp, int j) const {
+    const std::uint64_t base = j * cross_stride + (transposed ? at(bp, kp, wp, b, k, w) : at(b, k, w, bp, kp, wp));
+    return {widen<Scalar>(cross(base)), widen<Scalar>(cross(base + g_size))};
   }
 
-  // The contribution of entry (x, exchange) before the weight; f = fixed(x).
-  KOKKOS_INLINE_FUNCTION Scalar term(const OuterIndex& x, const Fixed& f, std::uint32_t exchange) const {
+  KOKKOS_INLINE_FUNCTION Fixed fixed(const OuterIndex& x, int j) const {
+    if constexpr (kChannel == Channel::pp_up_down) return read(at(x.b1, x.k1, x.w1, x.b3, x.k2, x.w2), j);
+    else if constexpr (kChannel == Channel::ph_transverse) return read(at(x.b2, x.k1, x.w1, x.b4, x.k2, x.w2), j);
+    else if constexpr (kChannel == Channel::ph_magnetic) return read(at(x.b3, x.k1, x.w1, x.b1, x.k2, x.w2), j);
+    else return read(at(x.b1, x.k1, x.w1, x.b4, x.k2, x.w2), j);
+  }
+
+  // The contribution of entry (x, exchange) of message j before the weight; f = fixed(x, j).
+  KOKKOS_INLINE_FUNCTION Scalar term(const OuterIndex& x, const Fixed& f, std::uint32_t exchange, int j) const {
     std::uint32_t i_omega = 0, i_q = 0;
     order.shape.nq.divide(exchange, i_omega, i_q);
     const int q = tables.exchange_momenta(static_cast<int>(i_q));
@@ -335,7 +364,7 @@ struct ChannelKernel {
       const int k2c = tables.sub(x.k2 + nc * q);
       const int w1c = omega + n_freq - 1 - x.w1;  // Ω − ω1
       const int w2c = omega + n_freq - 1 - x.w2;
-      const Fixed c = read(at(x.b2, k1c, w1c, x.b4, k2c, w2c));
+      const Fixed c = read(at(x.b2, k1c, w1c, x.b4, k2c, w2c), j);
       return f.up * c.down + f.down * c.up;  // Σσ Gσ[a]·Gσ̄[c]
     } else {
       const int k1p = tables.add(x.k1 + nc * q);  // k1 + Q
@@ -343,17 +372,17 @@ struct ChannelKernel {
       const int w1p = x.w1 + omega;  // ω1 + Ω
       const int w2p = x.w2 + omega;
       if constexpr (kChannel == Channel::ph_transverse) {
-        const Fixed c = read_cross(x.b3, k2p, w2p, x.b1, k1p, w1p);
+        const Fixed c = read_cross(x.b3, k2p, w2p, x.b1, k1p, w1p, j);
         return -(f.up * c.down + f.down * c.up);
       } else {
         // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
         const int nb = at.nb;
-        const std::uint32_t row = factor_stride * exchange;
+        const std::uint64_t row = j * factor_message + factor_stride * exchange;
         const Scalar left = factors(row + static_cast<std::uint32_t>(x.b1 + nb * x.b2 + nb * nb * (x.k1 + nc * x.w1)));
         const Scalar right =
             factors(factor_right + row + static_cast<std::uint32_t>(x.b3 + nb * x.b4 + nb * nb * (x.k2 + nc * x.w2)));
-        const Fixed c = kChannel == Channel::ph_magnetic ? read_cross(x.b2, k2p, w2p, x.b4, k1p, w1p)
-                                                         : read_cross(x.b2, k2p, w2p, x.b3, k1p, w1p);
+        const Fixed c = kChannel == Channel::ph_magnetic ? read_cross(x.b2, k2p, w2p, x.b4, k1p, w1p, j)
+                                                         : read_cross(x.b2, k2p, w2p, x.b3, k1p, w1p, j);
         return left * right - (f.up * c.up + f.down * c.down);  // Σσ Gσ[a]·Gσ[c]
       }
     }

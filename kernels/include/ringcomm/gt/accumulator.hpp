@@ -65,10 +65,35 @@ class GtAccumulator {
   void set_transposed_reads(bool on) { transposed_reads_ = on; }
   bool transposed_reads() const { return transposed_reads_; }
 
-  // Device memory this accumulator holds besides the slice: the transposed G_σ (ph channels) and the
-  // bubble factors (ph_magnetic, ph_charge). Counted in allocation_stats().
+  // Batched accumulation: with a batch of B > 1 messages, each call stages its message (a device
+  // copy, with its transposed G_σ and bubble factors) and every B-th call applies the B staged
+  // messages in one pass over the slice, so G_t's memory traffic per message drops by B. The slice
+  // is then complete only after flush(), which applies what is staged: call it wherever G_t is read
+  // (ringcomm::flush_consumer does for any consume functor that has a flush()). B = 1 (the default)
+  // applies every message at once and stages nothing. Setting the batch drops anything staged and
+  // may allocate (scratch_bytes()); throws ringcomm::Error outside [1, kMaxBatch].
+  static constexpr int kMaxBatch = 64;
+  void set_batch(int messages);
+  // The batch the accumulation drivers (accumulate_with_ring, accumulate_original) use: the
+  // environment's RINGCOMM_GT_BATCH when set (1 … kMaxBatch; else ringcomm::Error), otherwise
+  // kDefaultDriverBatch on GPU builds, lowered until the work space of `accumulators` accumulators
+  // takes at most a quarter of the free device memory, and 1 on host builds (no gain measured there).
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr int kDefaultDriverBatch = 8;
+#else
+  static constexpr int kDefaultDriverBatch = 1;
+#endif
+  static int batch_setting(const Dims& dims, Channel channel, int accumulators = 1);
+  int batch() const;
+  void flush() const;
+  // Messages staged and not yet applied.
+  int staged() const;
+
+  // Device memory this accumulator holds besides the slice, for its batch: the staged messages
+  // (B > 1), the transposed G_σ (ph channels) and the bubble factors (ph_magnetic, ph_charge), each
+  // once per staged message. Counted in allocation_stats().
   std::size_t scratch_bytes() const;
-  static std::size_t scratch_bytes(const Dims& dims, Channel channel);
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1);
 
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
@@ -76,10 +101,12 @@ class GtAccumulator {
 
  private:
   template <Channel kChannel>
-  void launch(const Message* message) const;
+  void launch(const Message* messages, int count) const;
   template <Channel kChannel, bool kAtomic, int kRows>
-  void launch_with(const Message* message) const;
-  void prepare(const Message* message) const;
+  void launch_with(const Message* messages, int count) const;
+  void apply(const Message* messages, int count) const;
+  void prepare(const Message* message, int slot) const;
+  void allocate_scratch(int batch);
   struct Scratch;
 
   Dims dims_;
