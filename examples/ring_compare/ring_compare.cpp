@@ -53,6 +53,11 @@ struct Run {
     const std::size_t measurements = stats.measurements_run_per_rank();
     return measurements ? stats.seconds / static_cast<double>(measurements) : 0.0;
   }
+  // The G_t pass of each message at the copy rate: every measurement reads and writes all of G_t once
+  // (split over a sub-ring's ranks, which work at the same time), 2·N·sizeof(G_t scalar) bytes.
+  double floor_seconds_per_measurement(std::size_t gt_bytes, double copy_GBps) const {
+    return copy_GBps > 0 ? 2.0 * static_cast<double>(gt_bytes) / (copy_GBps * 1e9) : 0.0;
+  }
   double effective_bandwidth_GBps() const {
     return static_cast<double>(ring_size - 1) * static_cast<double>(message_bytes) / seconds_per_measurement() / 1e9;
   }
@@ -94,6 +99,8 @@ class Comparison {
         if (rank_ == 0) write_dump_inputs<Message>(options_.dump_dir, problem_);
       });
     if (!options_.trace_path.empty()) trace::start(MPI_COMM_WORLD);
+    copy_GBps_ = copy_rate_GBps(problem_.dims.entries() * sizeof(Scalar));
+    gt_bytes_ = problem_.dims.entries() * sizeof(Scalar);
     if (options_.run_original) run_original<Scalar, Message>();
     const std::vector<TransportRequest> requests = resolve_transports(options_);
     schedule_ = requested_schedule(MPI_COMM_WORLD, options_.schedule);
@@ -301,6 +308,12 @@ class Comparison {
     r["rounds"] = run.stats.rounds;
     r["seconds"] = run.stats.seconds;
     r["seconds_per_measurement"] = run.seconds_per_measurement();
+    const double floor = run.floor_seconds_per_measurement(gt_bytes_, copy_GBps_);
+    r["copy_GBps"] = copy_GBps_;
+    r["floor_seconds_per_measurement"] = floor;
+    r["fraction_of_floor"] = floor > 0 ? run.seconds_per_measurement() / floor : 0.0;
+    r["gt_batch"] = run.stats.batch;
+    r["gt_work_bytes_per_rank"] = run.stats.work_bytes;
     r["message_bytes"] = run.message_bytes;
     r["effective_bandwidth_GBps"] = run.ring ? json::Value(run.effective_bandwidth_GBps()) : json::Value();
     r["gt_entries"] = problem_.dims.entries();
@@ -337,8 +350,8 @@ class Comparison {
   }
 
   std::string table() const {
-    report::Table t({"transport", "S", "T", "rings", "s/measurement", "eff. GB/s", "G_t/rank", "buffers/rank", "l1 error",
-                     "l2 error", "linf error"});
+    report::Table t({"transport", "S", "T", "rings", "s/measurement", "x floor", "batch", "eff. GB/s", "G_t/rank",
+                     "buffers/rank", "l1 error", "l2 error", "linf error"});
     auto error_cell = [](const Run& run, double gt::ErrorNorms::*norm) {
       return run.errors ? report::format("%.2e", (*run.errors).*norm) : std::string("-");
     };
@@ -346,6 +359,9 @@ class Comparison {
       t.add_row({run.transport, std::to_string(run.ring_size), std::to_string(run.schedule.threads),
                  std::to_string(run.rings),
                  report::format("%.3e", run.seconds_per_measurement()),
+                 report::format("%.3f", run.seconds_per_measurement() /
+                                            run.floor_seconds_per_measurement(gt_bytes_, copy_GBps_)),
+                 std::to_string(run.stats.batch),
                  run.ring ? report::format("%.3f", run.effective_bandwidth_GBps()) : "-",
                  format_bytes(static_cast<double>(run.gt_bytes_per_rank)),
                  format_bytes(static_cast<double>(run.buffer_bytes_per_rank)), error_cell(run, &gt::ErrorNorms::l1),
@@ -356,6 +372,9 @@ class Comparison {
     for (const auto& s : skipped_)
       text += "skipped " + s.transport + " (S=" + std::to_string(s.ring_size) + "): " + s.reason + "\n";
     text += "errors: the ring runs against the original; the original against the serial reference\n";
+    text += "floor: G_t read and written once per measurement at this run's copy rate (" +
+            report::format("%.1f", copy_GBps_) + " GB/s): " +
+            report::format("%.3e", Run{}.floor_seconds_per_measurement(gt_bytes_, copy_GBps_)) + " s/measurement\n";
     return text;
   }
 
@@ -365,6 +384,8 @@ class Comparison {
   int rank_ = 0;
   int ranks_ = 1;
   std::vector<std::complex<double>> original_;  // rank 0
+  double copy_GBps_ = 0;    // copy_rate_GBps() of this run
+  std::size_t gt_bytes_ = 0;  // all of G_t
   std::vector<Run> runs_;
   WalkerSchedule schedule_;
   std::vector<Skipped> skipped_;
