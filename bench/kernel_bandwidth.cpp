@@ -41,6 +41,7 @@ struct Options {
   std::vector<int> row_tiles{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowTile};
   std::vector<bool> transposed_reads{true};
   std::vector<int> batches{1};
+  std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -69,6 +70,7 @@ struct ChannelResult {
   int row_tile = 1;
   bool transposed_reads = true;
   int batch = 1;
+  int row_warps = 1;
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
@@ -103,10 +105,11 @@ struct Arrays {
 
 template <class Scalar, class Message>
 ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Message>& arrays, gt::Channel channel,
-                      int row_tile, bool transposed_reads, int batch) {
+                      int row_tile, int row_warps, bool transposed_reads, int batch) {
   const std::size_t n = dims.entries();
   gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
   accumulate.set_exchange_row_tile(row_tile);
+  accumulate.set_exchange_row_warps(row_warps);
   accumulate.set_transposed_reads(transposed_reads);
   accumulate.set_batch(batch);
   // `batch` messages and the flush that applies them: one pass over G_t.
@@ -122,6 +125,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_tile = row_tile;
   r.transposed_reads = transposed_reads;
   r.batch = batch;
+  r.row_warps = row_warps;
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -144,14 +148,15 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
   collectively(MPI_COMM_WORLD, [&] { arrays.emplace(dims); });
   for (const gt::Channel channel : o.channels)
     for (const int rows : o.row_tiles)
-      for (const bool transposed : o.transposed_reads)
-        for (const int batch : o.batches) {
-          if (!transposed && channel == gt::Channel::pp_up_down) continue;  // pp reads nothing transposed
-          results.push_back(collectively(MPI_COMM_WORLD, [&] {
-            return measure<Scalar, Message>(o, dims, *arrays, channel, rows, transposed, batch);
-          }));
-          results.back().precision = precision;
-        }
+      for (const int warps : o.row_warps)
+        for (const bool transposed : o.transposed_reads)
+          for (const int batch : o.batches) {
+            if (!transposed && channel == gt::Channel::pp_up_down) continue;  // pp reads nothing transposed
+            results.push_back(collectively(MPI_COMM_WORLD, [&] {
+              return measure<Scalar, Message>(o, dims, *arrays, channel, rows, warps, transposed, batch);
+            }));
+            results.back().precision = precision;
+          }
 }
 
 int run(const Options& o, const std::string& command_line) {
@@ -182,7 +187,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "G^T", "batch", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "warps", "G^T", "batch", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -196,6 +201,7 @@ int run(const Options& o, const std::string& command_line) {
     row["exchange_row_tile"] = r.row_tile;
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
+    row["exchange_row_warps"] = r.row_warps;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -208,7 +214,8 @@ int run(const Options& o, const std::string& command_line) {
     out["results"].push_back(row);
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
-                   std::to_string(r.row_tile), r.transposed_reads ? "yes" : "no", std::to_string(r.batch),
+                   std::to_string(r.row_tile), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.batch),
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -296,6 +303,15 @@ int main(int argc, char** argv) {
                std::stringstream items(v);
                for (std::string item; std::getline(items, item, ',');)
                  o.transposed_reads.push_back(settings::parse_choice(item, "--transposed-reads", {"on", "off"}) == "on");
+             });
+  cli.option("--row-warps", "LIST",
+             "warps of a thread block that take the same inner entries and neighbouring exchange rows "
+             "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
+             [&](const std::string& v) {
+               o.row_warps.clear();
+               for (const long long w : settings::parse_integer_list(v, "--row-warps", 1,
+                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowWarps))
+                 o.row_warps.push_back(static_cast<int>(w));
              });
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "

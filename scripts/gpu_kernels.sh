@@ -12,7 +12,7 @@ b=$(bash .gpu/device-build.sh "$src") || exit 1
 export LD_LIBRARY_PATH=$PWD/.gpu/ucx/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cd "$OUT"
 echo "== built at $((SECONDS - t0)) s"
-for t in test_kernels test_kernel_batches; do
+for t in test_kernels test_kernel_variants; do
   timeout 60 mpirun -np 1 $b/tests/$t 2>&1 | grep -E "^\[  (PASSED|FAILED) |FAILED  \]" | sed "s/^/$t: /"
 done | tee tests.txt
 timeout 90 mpirun -np 1 $b/tests/test_conformance --gtest_filter='*Gt*' 2>&1 | grep -E "^\[  (PASSED|FAILED) |FAILED  \]" | sed "s/^/conformance: /" | tee -a tests.txt
@@ -20,11 +20,11 @@ echo "== tests done at $((SECONDS - t0)) s"
 paper=(--nb 1 --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --no-original --transports nccl)
 # $OUT takes at most 8 files: each stage's files go into results.tar as soon as they are written.
 keep() { tar rf results.tar "$@" && rm -f "$@"; }
-compact() { grep -E "^ *[12] +[0-9]+ " "$1" | awk '{printf "%s %s %s r%s T%s B%s %s %s\n", $1, $3, $4, $5, $6, $7, $8, $11}'; }
+compact() { grep -E "^ *[12] +[0-9]+ " "$1" | awk '{printf "%s %s %s r%s w%s T%s B%s %s %s\n", $1, $3, $4, $5, $6, $7, $8, $9, $12}'; }
 if [[ $mode == variants ]]; then
-  timeout 60 mpirun -np 1 $b/bench/kernel_bandwidth --nb 1 --row-tile 1,2,4,8 --transposed-reads on,off --launches 5 \
+  timeout 70 mpirun -np 1 $b/bench/kernel_bandwidth --nb 1 --row-tile 1,2,4,8 --row-warps 1,4 --transposed-reads on,off --launches 5 \
     --repetitions 3 --json kb_variants_nb1.json > kb_variants_nb1.txt 2>&1
-  timeout 60 mpirun -np 1 $b/bench/kernel_bandwidth --nb 2 --row-tile 2,4,8 --launches 3 \
+  timeout 60 mpirun -np 1 $b/bench/kernel_bandwidth --nb 2 --row-tile 1,2,4,8 --row-warps 1,4 --launches 3 \
     --repetitions 3 --json kb_variants_nb2.json > kb_variants_nb2.txt 2>&1
   cat kb_variants_nb1.txt kb_variants_nb2.txt > kb_variants.txt
   keep kb_variants_nb1.json kb_variants_nb2.json kb_variants_nb1.txt kb_variants_nb2.txt

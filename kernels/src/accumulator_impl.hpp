@@ -30,7 +30,7 @@ std::uint64_t inner_size_of(const Dims& dims) {
   return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
 }
 
-detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_thread) {
+detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_thread, int row_warps) {
   const std::uint64_t inner_size = inner_size_of(dims);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
@@ -48,16 +48,17 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_
   const std::uint64_t end_row = range.end / row_size;
   if (first_row < end_row) {
     const std::uint64_t rows = end_row - first_row;
-    const std::uint64_t per_thread = static_cast<std::uint64_t>(rows_per_thread);
+    const std::uint64_t per_tile = static_cast<std::uint64_t>(rows_per_thread) * static_cast<std::uint64_t>(row_warps);
     const std::uint64_t chunks = (inner_size + chunk - 1) / chunk;
-    const std::uint64_t groups = (rows + per_thread - 1) / per_thread;
+    const std::uint64_t tiles = (rows + per_tile - 1) / per_tile;
     order.first_row = static_cast<std::uint32_t>(first_row);
     order.row_count = static_cast<std::uint32_t>(rows);
+    order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
-    order.row_groups = FastDivisor(static_cast<std::uint32_t>(groups));
+    order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
     order.head_count = first_row * row_size - range.begin;
     order.body_count = rows * row_size;
-    order.body_threads = chunk * chunks * groups * pair_size;
+    order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pair_size;
   } else {
     order.head_count = range.size();
   }
@@ -277,7 +278,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  kernel.order = slice_order(dims_, range_, kRows);
+  kernel.order = slice_order(dims_, range_, kRows, row_warps_);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
   kernel.tables = tables_;
   kernel.n_freq = dims_.n_freq;
@@ -304,6 +305,14 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
                            exec_, 0, static_cast<std::int64_t>(kernel.order.threads(range_.size()))),
                        kernel);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_warps(int warps) {
+  if (warps < 1 || warps > kMaxExchangeRowWarps)
+    throw Error("GtAccumulator: exchange rows may be spread over 1 to " + std::to_string(kMaxExchangeRowWarps) +
+                " warps, not " + std::to_string(warps));
+  row_warps_ = warps;
 }
 
 template <class Scalar, class MessageScalar>

@@ -65,10 +65,12 @@ struct EntryShape {
 // Each G_σ column (k2,w2) is read for every exchange (Q,Ω); in G_t's order those reads lie N/(N_Q·N_Ω)
 // entries apart, too far for any cache. So the exchange rows that the slice holds whole are walked
 // with the exchange index running faster than (k2,w2): the G_σ columns in use at any time then fit
-// in L2. Body threads are numbered (lane, inner chunk, row group, pair), fastest first: thread t takes
-// inner index chunk·32 + lane and the kRows rows of its group. Lanes past the end of the inner index
-// and rows past the last have nothing to do. The partial rows at either end of the slice are walked
-// in order, one entry per thread.
+// in L2. Body threads are numbered (lane, warp of the tile, inner chunk, tile, pair), fastest first:
+// a tile holds `row_warps` warps, which take the same 32 inner indices chunk·32 + lane and
+// neighbouring blocks of kRows rows each, so that the G_σ values that do not depend on the exchange
+// are read by warps of one thread block (L1). Lanes past the end of the inner index and rows past the
+// last have nothing to do. The partial rows at either end of the slice are walked in order, one entry
+// per thread.
 struct SliceOrder {
   static constexpr std::uint32_t kChunk = 32;
 
@@ -81,8 +83,9 @@ struct SliceOrder {
   std::uint32_t first_row;     // exchange index of the first whole row
   std::uint32_t row_count;     // number of whole rows
   std::uint32_t rows_per_thread;
+  FastDivisor row_warps;     // warps per tile
   FastDivisor inner_chunks;  // ⌈I / kChunk⌉
-  FastDivisor row_groups;    // ⌈row_count / rows_per_thread⌉
+  FastDivisor row_tiles;     // ⌈row_count / (rows_per_thread · row_warps)⌉
 
   KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
     return thread >= head_count && thread - head_count < body_threads;
@@ -97,18 +100,20 @@ struct SliceOrder {
     shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
   }
 
-  // The inner index, pair and row group of body thread `thread`; false for an idle lane.
+  // The inner index, pair and block of rows_per_thread rows of body thread `thread` (its first row is
+  // block · rows_per_thread); false for an idle lane.
   KOKKOS_INLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
-                                           std::uint32_t& group) const {
+                                           std::uint32_t& block) const {
     const std::uint64_t in_body = thread - head_count;
     const auto lane = static_cast<std::uint32_t>(in_body % kChunk);
-    std::uint64_t pair_and_group = 0;
-    std::uint32_t chunk = 0;
-    inner_chunks.divide(in_body / kChunk, pair_and_group, chunk);
-    std::uint64_t pair_wide = 0;
-    row_groups.divide(pair_and_group, pair_wide, group);
+    std::uint64_t rest = 0, pair_wide = 0;
+    std::uint32_t warp = 0, chunk = 0, tile = 0;
+    row_warps.divide(in_body / kChunk, rest, warp);
+    inner_chunks.divide(rest, rest, chunk);
+    row_tiles.divide(rest, pair_wide, tile);
     pair = static_cast<std::uint32_t>(pair_wide);
     inner = chunk * kChunk + lane;
+    block = tile * row_warps.divisor() + warp;
     return inner < shape.inner_size.divisor();
   }
 

@@ -59,6 +59,13 @@ class GtAccumulator {
   static constexpr int kDefaultExchangeRowTile = 4;
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
+  // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
+  // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
+  // ringcomm::Error.
+  static constexpr int kMaxExchangeRowWarps = 16;
+  static constexpr int kDefaultExchangeRowWarps = 1;
+  void set_exchange_row_warps(int warps);
+  int exchange_row_warps() const { return row_warps_; }
 
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
   // copy made once per message (default) or from G_σ itself. Changes no bit of the result.
@@ -118,6 +125,7 @@ class GtAccumulator {
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
   int row_tile_ = kDefaultExchangeRowTile;
+  int row_warps_ = kDefaultExchangeRowWarps;
   bool transposed_reads_ = true;
   std::shared_ptr<Scratch> scratch_;
 };

@@ -1,10 +1,12 @@
-// GtAccumulator's batched accumulation and mixed precision (G_σ complex<float>, G_t complex<double>),
-// against the serial reference, on slices that begin and end inside exchange rows.
+// GtAccumulator's kernel variants (rows per thread, warps per row tile, transposed reads), batched
+// accumulation and mixed precision (G_σ complex<float>, G_t complex<double>), against the serial
+// reference and each other, on slices that begin and end inside exchange rows.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -49,8 +51,18 @@ struct Outcome {
 
 // Every measurement, then one padding message whose G_σ slots hold NaN, through an accumulator of
 // `batch` messages per slice; flushes at the end.
+std::vector<SliceRange> uneven_slices(std::size_t n) {
+  return {{0, n / 3}, {n / 3, n / 2 + 1}, {n / 2 + 1, n}};
+}
+
+struct Variant {
+  int rows = 1;
+  int warps = 1;
+  bool transposed = true;
+};
+
 template <class Scalar, class Message>
-Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int batch) {
+Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int batch, Variant variant = {}) {
   const Dims& dims = problem.dims;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
   const std::size_t bytes = dims.message_entries() * sizeof(Message);
@@ -61,6 +73,9 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     Kokkos::View<Scalar*> slice("test slice", range.size());
     GtAccumulator<Scalar, Message> accumulate(dims, problem.channel, slice, range);
     accumulate.set_batch(batch);
+    accumulate.set_exchange_row_tile(variant.rows);
+    accumulate.set_exchange_row_warps(variant.warps);
+    accumulate.set_transposed_reads(variant.transposed);
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -82,13 +97,42 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
   return out;
 }
 
-std::vector<SliceRange> uneven_slices(std::size_t n) {
-  return {{0, n / 3}, {n / 3, n / 2 + 1}, {n / 2 + 1, n}};
-}
-
 double largest_error(const std::vector<ZDouble>& result, const std::vector<std::complex<double>>& reference) {
   const ErrorNorms e = compare(result, reference);
   return std::max({e.l1, e.l2, e.linf});
+}
+
+// Rows per thread, warps per tile and where G_σ is read from change which thread updates which entry,
+// never the arithmetic: the same bits, also with more exchange rows (here 6) than a tile covers and
+// inner indices (24 for nb = 1) that leave lanes idle.
+TEST(Variants, ChangeNoBit) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 3);
+      problem.dims.exchange_momenta = {0, 4, 1};
+      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+      const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
+      for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
+                              Variant{8, 3, false}, Variant{1, 16, true}}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                     ", warps " + std::to_string(v.warps) + (v.transposed ? ", G^T" : ", G"));
+        const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
+        EXPECT_EQ(std::memcmp(other.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
+        // One slice: all six rows whole, several tiles.
+        const std::vector<ZDouble> whole = run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
+        EXPECT_EQ(std::memcmp(whole.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
+      }
+    }
+}
+
+TEST(Variants, SettingsOutOfRangeThrow) {
+  const Problem problem = small_problem(1, Channel::pp_up_down, 1);
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  GtAccumulator<ZDouble> accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
+  EXPECT_THROW(accumulate.set_exchange_row_warps(0), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_warps(GtAccumulator<ZDouble>::kMaxExchangeRowWarps + 1), Error);
+  accumulate.set_exchange_row_warps(3);
+  EXPECT_EQ(accumulate.exchange_row_warps(), 3);
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
