@@ -38,7 +38,7 @@ struct Options {
   std::vector<int> orbitals{1, 2};  // one shape per entry; 2n from n_freq_override or shape_n_freq()
   int n_freq_override = 0;
   std::vector<gt::Channel> channels;
-  std::vector<int> row_tiles{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowTile};
+  std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
   std::vector<bool> transposed_reads{true};
   std::vector<int> batches{1};
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
@@ -108,7 +108,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
                       int row_tile, int row_warps, bool transposed_reads, int batch) {
   const std::size_t n = dims.entries();
   gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
-  accumulate.set_exchange_row_tile(row_tile);
+  if (row_tile > 0) accumulate.set_exchange_row_tile(row_tile);
   accumulate.set_exchange_row_warps(row_warps);
   accumulate.set_transposed_reads(transposed_reads);
   accumulate.set_batch(batch);
@@ -122,7 +122,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   ChannelResult r;
   r.dims = dims;
   r.channel = channel;
-  r.row_tile = row_tile;
+  r.row_tile = accumulate.exchange_row_tile();
   r.transposed_reads = transposed_reads;
   r.batch = batch;
   r.row_warps = row_warps;

@@ -282,13 +282,22 @@ struct ChannelKernel {
       if (any) add(slot, sum);
       return;
     }
-    std::uint32_t inner = 0, pair = 0, group = 0;
-    if (!order.body_entries(thread, inner, pair, group)) return;
-    const OuterIndex x = order.shape.decode(inner, pair);
-    const std::uint32_t first = group * kRows;
-    // All terms first, then all loads of G_t, then all stores: kRows loads in flight per thread.
-    Scalar value[kRows];
+    std::uint32_t inner = 0, pair = 0, block = 0;
+    if (!order.body_entries(thread, inner, pair, block)) return;
+    const std::uint32_t first = block * kRows;
+    // The kRows loads of G_t go out first, together: they come from memory, and nothing they wait
+    // for holds up the G_σ reads (mostly L2) and the arithmetic meanwhile. Then the stores.
     std::uint64_t slot[kRows];
+    Scalar old[kRows];
+#ifdef KOKKOS_ENABLE_CUDA
+#pragma unroll
+#endif
+    for (int r = 0; r < kRows; ++r) {
+      slot[r] = order.body_slot(inner, pair, first + r);
+      if (!kAtomic && first + r < order.row_count) old[r] = slice(slot[r]);
+    }
+    const OuterIndex x = order.shape.decode(inner, pair);
+    Scalar value[kRows];
     bool any = false;
     for (int j = 0; j < count; ++j) {
       const Real w = weight(j);
@@ -304,27 +313,15 @@ struct ChannelKernel {
         }
       any = true;
     }
-    if (!any) return;
+    if (!any) return;  // padding only: G_t stays as it is
 #ifdef KOKKOS_ENABLE_CUDA
 #pragma unroll
 #endif
-    for (int r = 0; r < kRows; ++r) slot[r] = order.body_slot(inner, pair, first + r);
-    if constexpr (kAtomic) {
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) add(slot[r], value[r]);
-    } else {
-      Scalar old[kRows];
-#ifdef KOKKOS_ENABLE_CUDA
-#pragma unroll
-#endif
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) old[r] = slice(slot[r]);
-#ifdef KOKKOS_ENABLE_CUDA
-#pragma unroll
-#endif
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) slice(slot[r]) = old[r] + value[r];
-    }
+    for (int r = 0; r < kRows; ++r)
+      if (first + r < order.row_count) {
+        if constexpr (kAtomic) add(slot[r], value[r]);
+        else slice(slot[r]) = old[r] + value[r];
+      }
   }
 
  private:

@@ -56,7 +56,9 @@ class GtAccumulator {
   // SliceOrder in gt_kernel.hpp): the index decoding and the G_σ values that do not depend on the
   // exchange are shared by those entries. One of 1, 2, 4, 8; anything else throws ringcomm::Error.
   static constexpr int kMaxExchangeRowTile = 8;
-  static constexpr int kDefaultExchangeRowTile = 4;
+  // Measured on an H200 (docs/results/h200_kernel_variants.json): 4 rows for a complex<double> G_t,
+  // 8 for complex<float>, whose entries carry half the bytes for the same index work.
+  static constexpr int kDefaultExchangeRowTile = sizeof(Scalar) > 8 ? 4 : 8;
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
@@ -86,7 +88,9 @@ class GtAccumulator {
   // kDefaultDriverBatch on GPU builds, lowered until the work space of `accumulators` accumulators
   // takes at most a quarter of the free device memory, and 1 on host builds (no gain measured there).
 #ifdef KOKKOS_ENABLE_CUDA
-  static constexpr int kDefaultDriverBatch = 8;
+  // H200, paper size (docs/results/h200_kernel_batches.json): 4 is fastest or within a few % of it
+  // for every channel and precision, and costs 4 staged messages of work space.
+  static constexpr int kDefaultDriverBatch = 4;
 #else
   static constexpr int kDefaultDriverBatch = 1;
 #endif
