@@ -39,7 +39,7 @@ struct Options {
   int n_freq_override = 0;
   std::vector<gt::Channel> channels;
   std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
-  std::vector<bool> transposed_reads{true};
+  std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
   std::vector<int> batches{1};
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<std::string> precisions{"double", "float", "mixed"};
@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
              });
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
-             "(GtAccumulator::set_transposed_reads), each measured (default on)",
+             "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",
              [&](const std::string& v) {
                o.transposed_reads.clear();
                std::stringstream items(v);

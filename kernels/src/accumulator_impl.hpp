@@ -87,24 +87,27 @@ struct GtAccumulator<Scalar, MessageScalar>::Scratch {
 };
 
 // Scalars of one slot's transposed G_σ (both spins) and bubble factors.
-inline std::size_t transposed_entries(const Dims& dims, Channel channel) {
-  return channel == Channel::pp_up_down ? 0 : 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
+inline std::size_t transposed_entries(const Dims& dims, Channel channel, bool transposed_reads) {
+  return channel == Channel::pp_up_down || !transposed_reads
+             ? 0
+             : 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
 }
 inline std::size_t factor_entries(const Dims& dims, Channel channel) {
   return has_bubble(channel) ? 2 * factors_per_exchange(dims) * dims.NQ() * dims.NOmega() : 0;
 }
 
 template <class Scalar, class MessageScalar>
-std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel, int batch) {
+std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel, int batch,
+                                                                bool transposed_reads) {
   const auto slots = static_cast<std::size_t>(std::max(batch, 1));
   const std::size_t staged = batch > 1 ? dims.message_entries() * sizeof(MessageScalar) : 0;
-  return slots * (staged + transposed_entries(dims, channel) * sizeof(MessageScalar) +
+  return slots * (staged + transposed_entries(dims, channel, transposed_reads) * sizeof(MessageScalar) +
                   factor_entries(dims, channel) * sizeof(Scalar));
 }
 
 template <class Scalar, class MessageScalar>
 std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes() const {
-  return scratch_bytes(dims_, channel_, scratch_->batch);
+  return scratch_bytes(dims_, channel_, scratch_->batch, transposed_reads_);
 }
 
 template <class Scalar, class MessageScalar>
@@ -117,11 +120,11 @@ void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
   if (batch > 1)
     scratch->messages =
         Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::staged messages"), slots * dims_.message_entries());
-  if (const std::size_t n = transposed_entries(dims_, channel_))
+  if (const std::size_t n = transposed_entries(dims_, channel_, transposed_reads_))
     scratch->transposed = Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::transposed G"), slots * n);
   if (const std::size_t n = factor_entries(dims_, channel_))
     scratch->factors = Kokkos::View<Scalar*>(uninitialized("ringcomm::gt::bubble factors"), slots * n);
-  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch));
+  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch, transposed_reads_));
   scratch_ = std::move(scratch);
 }
 
@@ -145,6 +148,14 @@ int GtAccumulator<Scalar, MessageScalar>::batch_setting(const Dims& dims, Channe
     while (batch > 1 && holders * scratch_bytes(dims, channel, batch) > budget) batch /= 2;
   }
   return batch;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_transposed_reads(bool on) {
+  if (on == transposed_reads_) return;
+  exec_.fence();  // kernels still reading the old work space
+  transposed_reads_ = on;
+  allocate_scratch(scratch_->batch);
 }
 
 template <class Scalar, class MessageScalar>
@@ -227,7 +238,7 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message,
   if (channel_ != Channel::pp_up_down && transposed_reads_) {
     using Transpose = detail::TransposeKernel<MessageScalar>;
     const int tiles = (m + Transpose::kTile - 1) / Transpose::kTile;
-    const std::size_t n = transposed_entries(dims_, channel_), first = n * static_cast<std::size_t>(slot);
+    const std::size_t n = transposed_entries(dims_, channel_, true), first = n * static_cast<std::size_t>(slot);
     const Transpose transpose{g, Kokkos::subview(scratch_->transposed, std::make_pair(first, first + n)), m, tiles};
     Kokkos::TeamPolicy<ExecSpace> policy(exec_, 2 * tiles * tiles, Kokkos::AUTO);
     Kokkos::parallel_for(label_ + "::transpose", policy.set_scratch_size(0, Kokkos::PerTeam(Transpose::scratch_bytes())),

@@ -70,8 +70,15 @@ class GtAccumulator {
   int exchange_row_warps() const { return row_warps_; }
 
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
-  // copy made once per message (default) or from G_σ itself. Changes no bit of the result.
-  void set_transposed_reads(bool on) { transposed_reads_ = on; }
+  // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
+  // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
+  // the copy, so they read G_σ itself by default.
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool kDefaultTransposedReads = true;
+#else
+  static constexpr bool kDefaultTransposedReads = false;
+#endif
+  void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
   bool transposed_reads() const { return transposed_reads_; }
 
   // Batched accumulation: with a batch of B > 1 messages, each call stages its message (a device
@@ -104,7 +111,8 @@ class GtAccumulator {
   // (B > 1), the transposed G_σ (ph channels) and the bubble factors (ph_magnetic, ph_charge), each
   // once per staged message. Counted in allocation_stats().
   std::size_t scratch_bytes() const;
-  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1);
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1,
+                                   bool transposed_reads = kDefaultTransposedReads);
 
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
@@ -130,7 +138,7 @@ class GtAccumulator {
   std::string label_;  // kernel name for profilers
   int row_tile_ = kDefaultExchangeRowTile;
   int row_warps_ = kDefaultExchangeRowWarps;
-  bool transposed_reads_ = true;
+  bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
 
