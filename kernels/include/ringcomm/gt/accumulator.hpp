@@ -56,9 +56,13 @@ class GtAccumulator {
   // SliceOrder in gt_kernel.hpp): the index decoding and the G_σ values that do not depend on the
   // exchange are shared by those entries. One of 1, 2, 4, 8; anything else throws ringcomm::Error.
   static constexpr int kMaxExchangeRowTile = 8;
-  // Measured on an H200 (docs/results/h200_kernel_variants.json): 4 rows for a complex<double> G_t,
+#ifdef KOKKOS_ENABLE_CUDA
+  // Measured on an H200 (docs/results/README.md, "G_t kernels"): 4 rows for a complex<double> G_t,
   // 8 for complex<float>, whose entries carry half the bytes for the same index work.
   static constexpr int kDefaultExchangeRowTile = sizeof(Scalar) > 8 ? 4 : 8;
+#else
+  static constexpr int kDefaultExchangeRowTile = 1;  // CPUs: one row, as before (no gain measured)
+#endif
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
