@@ -13,9 +13,11 @@ export LD_LIBRARY_PATH=$PWD/.gpu/ucx/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH
 cd "$OUT"
 echo "== built at $((SECONDS - t0)) s"
 for t in test_kernels test_kernel_variants; do
-  timeout 60 mpirun -np 1 $b/tests/$t 2>&1 | grep -E "^\[  (PASSED|FAILED) |FAILED  \]" | sed "s/^/$t: /"
-done | tee tests.txt
-timeout 90 mpirun -np 1 $b/tests/test_conformance --gtest_filter='*Gt*' 2>&1 | grep -E "^\[  (PASSED|FAILED) |FAILED  \]" | sed "s/^/conformance: /" | tee -a tests.txt
+  echo "== $t"; timeout 60 mpirun -np 1 $b/tests/$t 2>&1 | tail -4
+done > tests.txt 2>&1
+echo "== test_conformance (G_t)" >> tests.txt
+timeout 90 mpirun -np 1 $b/tests/test_conformance --gtest_filter='*Gt*' >> tests.txt 2>&1
+grep -E "PASSED|FAILED|tests ran|==" tests.txt | tail -12
 echo "== tests done at $((SECONDS - t0)) s"
 paper=(--nb 1 --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --no-original --transports nccl)
 # $OUT takes at most 8 files: each stage's files go into results.tar as soon as they are written.
@@ -49,6 +51,35 @@ if [[ $mode == variants ]]; then
     --channel ph_magnetic --launches 1 --repetitions 1 > ncu_ph_magnetic.txt 2>&1
   echo "== ncu done at $((SECONDS - t0)) s"
   cat rc.txt | awk '{print $1, $2, $7, $8, $9}'
-  compact kb_variants.txt | column -t
-  compact kb_batches.txt | column -t
+  compact kb_variants.txt
+  compact kb_batches.txt
+fi
+if [[ $mode == final ]]; then
+  timeout 60 mpirun -np 1 $b/bench/kernel_bandwidth --launches 5 --repetitions 5 --json kb_final.json > kb_final.txt 2>&1
+  echo "== defaults done at $((SECONDS - t0)) s"
+  timeout 40 mpirun -np 1 $b/bench/kernel_bandwidth --nb 1 --row-tile 1,2,4,8 --launches 5 --repetitions 3 \
+    --json kb_rows.json > kb_rows.txt 2>&1
+  timeout 40 mpirun -np 1 $b/bench/kernel_bandwidth --nb 1 --batch 1,2,4,8 --launches 3 --repetitions 3 \
+    --json kb_batches.json > kb_batches.txt 2>&1
+  keep kb_final.json kb_rows.json kb_batches.json
+  echo "== variants done at $((SECONDS - t0)) s"
+  for scalar in double mixed; do
+    for batch in 1 4; do
+      for ch in pp_up_down ph_transverse ph_magnetic ph_charge; do
+        RINGCOMM_GT_BATCH=$batch timeout 20 mpirun -np 1 $b/examples/ring_compare/ring_compare --channel $ch \
+          --scalar $scalar --measurements 16 "${paper[@]}" --json rc_${scalar}_B${batch}_$ch.json --quiet 2>&1 \
+          | grep -E "^nccl|^floor" | sed "s/^/$ch $scalar B=$batch /"
+      done
+    done
+  done > rc.txt
+  keep rc_*.json
+  echo "== ring_compare done at $((SECONDS - t0)) s"
+  for ch in pp_up_down ph_magnetic; do
+    timeout 30 mpirun -np 1 /usr/local/cuda/bin/ncu --kernel-name-base demangled -k regex:"ChannelKernel|TransposeKernel|FactorKernel" \
+      --launch-count 3 --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+      $b/bench/kernel_bandwidth --nb 1 --precision double --channel $ch --launches 1 --repetitions 1
+  done > ncu.txt 2>&1
+  echo "== ncu done at $((SECONDS - t0)) s"
+  grep -E "^[a-z_]+ [a-z]+ B=[0-9] nccl" rc.txt | awk '{print $1, $2, $3, $8, $9, $10}'
+  compact kb_final.txt; compact kb_rows.txt; compact kb_batches.txt
 fi
