@@ -284,19 +284,11 @@ struct ChannelKernel {
     }
     std::uint32_t inner = 0, pair = 0, block = 0;
     if (!order.body_entries(thread, inner, pair, block)) return;
-    const std::uint32_t first = block * kRows;
-    // The kRows loads of G_t go out first, together: they come from memory, and nothing they wait
-    // for holds up the G_σ reads (mostly L2) and the arithmetic meanwhile. Then the stores.
-    std::uint64_t slot[kRows];
-    Scalar old[kRows];
-#ifdef KOKKOS_ENABLE_CUDA
-#pragma unroll
-#endif
-    for (int r = 0; r < kRows; ++r) {
-      slot[r] = order.body_slot(inner, pair, first + r);
-      if (!kAtomic && first + r < order.row_count) old[r] = slice(slot[r]);
-    }
     const OuterIndex x = order.shape.decode(inner, pair);
+    const std::uint32_t first = block * kRows;
+    // All terms first, then all loads of G_t, then all stores: kRows loads in flight per thread.
+    // Issuing the G_t loads before the sum was measured on an H200 and is slower (9–14 %): the kRows
+    // old values stay live through it, 92–104 registers per thread, a quarter to a third occupancy.
     Scalar value[kRows];
     bool any = false;
     for (int j = 0; j < count; ++j) {
@@ -314,14 +306,27 @@ struct ChannelKernel {
       any = true;
     }
     if (!any) return;  // padding only: G_t stays as it is
+    std::uint64_t slot[kRows];
 #ifdef KOKKOS_ENABLE_CUDA
 #pragma unroll
 #endif
-    for (int r = 0; r < kRows; ++r)
-      if (first + r < order.row_count) {
-        if constexpr (kAtomic) add(slot[r], value[r]);
-        else slice(slot[r]) = old[r] + value[r];
-      }
+    for (int r = 0; r < kRows; ++r) slot[r] = order.body_slot(inner, pair, first + r);
+    if constexpr (kAtomic) {
+      for (int r = 0; r < kRows; ++r)
+        if (first + r < order.row_count) add(slot[r], value[r]);
+    } else {
+      Scalar old[kRows];
+#ifdef KOKKOS_ENABLE_CUDA
+#pragma unroll
+#endif
+      for (int r = 0; r < kRows; ++r)
+        if (first + r < order.row_count) old[r] = slice(slot[r]);
+#ifdef KOKKOS_ENABLE_CUDA
+#pragma unroll
+#endif
+      for (int r = 0; r < kRows; ++r)
+        if (first + r < order.row_count) slice(slot[r]) = old[r] + value[r];
+    }
   }
 
  private:
