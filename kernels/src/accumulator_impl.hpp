@@ -195,6 +195,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
+  row_tile_ = default_exchange_row_tile(channel);
   allocate_scratch(1);
 }
 

@@ -58,11 +58,20 @@ class GtAccumulator {
   static constexpr int kMaxExchangeRowTile = 8;
 #ifdef KOKKOS_ENABLE_CUDA
   // Measured on an H200 (docs/results/README.md, "G_t kernels"): 4 rows for a complex<double> G_t,
-  // 8 for complex<float>, whose entries carry half the bytes for the same index work.
+  // 8 for complex<float>, whose entries carry half the bytes for the same index work; 8 also for
+  // pp_up_down in double (default_exchange_row_tile).
   static constexpr int kDefaultExchangeRowTile = sizeof(Scalar) > 8 ? 4 : 8;
 #else
   static constexpr int kDefaultExchangeRowTile = 1;  // CPUs: one row, as before (no gain measured)
 #endif
+  // The tile a new accumulator of `channel` starts with.
+  static constexpr int default_exchange_row_tile(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+    if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
+#endif
+    (void)channel;
+    return kDefaultExchangeRowTile;
+  }
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
