@@ -283,18 +283,21 @@ int main(int argc, char** argv) {
                for (std::string item; std::getline(items, item, ',');)
                  o.precisions.push_back(settings::parse_choice(item, "--precision", {"double", "float", "mixed"}));
              });
+  // A comma-separated list of integers in [1, max] into `field`.
+  using Accumulator = gt::GtAccumulator<Kokkos::complex<double>>;
+  const auto integer_list = [](std::vector<int>& field, const char* name, int max) {
+    return [&field, name, max](const std::string& v) {
+      field.clear();
+      for (const long long x : settings::parse_integer_list(v, name, 1, max)) field.push_back(static_cast<int>(x));
+    };
+  };
   cli.option("--launches", "N", "kernel launches (and copies) per sample (default 10)", integer(o.launches, "--launches", 1, 100000));
   cli.option("--repetitions", "N", "samples of each; the median is reported (default 5)", integer(o.repetitions, "--repetitions", 1, 1000));
   cli.option("--row-tile", "LIST",
              "exchange rows each thread updates for the same inner index and pair, of 1, 2, 4, 8 "
              "(GtAccumulator::set_exchange_row_tile), "
              "each measured (default: GtAccumulator's default)",
-             [&](const std::string& v) {
-               o.row_tiles.clear();
-               for (const long long r : settings::parse_integer_list(v, "--row-tile", 1,
-                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowTile))
-                 o.row_tiles.push_back(static_cast<int>(r));
-             });
+             integer_list(o.row_tiles, "--row-tile", Accumulator::kMaxExchangeRowTile));
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
              "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",
@@ -307,20 +310,11 @@ int main(int argc, char** argv) {
   cli.option("--row-warps", "LIST",
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
-             [&](const std::string& v) {
-               o.row_warps.clear();
-               for (const long long w : settings::parse_integer_list(v, "--row-warps", 1,
-                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowWarps))
-                 o.row_warps.push_back(static_cast<int>(w));
-             });
+             integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",
-             [&](const std::string& v) {
-               o.batches.clear();
-               for (const long long b : settings::parse_integer_list(v, "--batch", 1, gt::GtAccumulator<Kokkos::complex<double>>::kMaxBatch))
-                 o.batches.push_back(static_cast<int>(b));
-             });
+             integer_list(o.batches, "--batch", Accumulator::kMaxBatch));
   cli.option("--json", "FILE", "also write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
   cli.flag("--quiet", "print nothing but errors", [&] { o.quiet = true; });
   cli.note("Target: kernel GB/s >= 85 % of copy GB/s. Run on one rank: mpirun -np 1 kernel_bandwidth --json k.json");

@@ -23,6 +23,19 @@ paper=(--nb 1 --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --
 # $OUT takes at most 8 files: each stage's files go into results.tar as soon as they are written.
 keep() { tar rf results.tar "$@" && rm -f "$@"; }
 compact() { grep -E "^ *[12] +[0-9]+ " "$1" | awk '{printf "%s %s %s r%s w%s T%s B%s %s %s\n", $1, $3, $4, $5, $6, $7, $8, $9, $12}'; }
+# ring_compare on one rank at the paper size, double and mixed, every channel, for each batch in $1,
+# $2 measurements: rc_<scalar>_B<batch>_<channel>.json and a line each on stdout.
+ring_compare_p1() {
+  for scalar in double mixed; do
+    for batch in $1; do
+      for ch in pp_up_down ph_transverse ph_magnetic ph_charge; do
+        RINGCOMM_GT_BATCH=$batch timeout 20 mpirun -np 1 $b/examples/ring_compare/ring_compare --channel $ch \
+          --scalar $scalar --measurements $2 "${paper[@]}" --json rc_${scalar}_B${batch}_$ch.json --quiet 2>&1 \
+          | grep -E "^nccl" | sed "s/^/$ch $scalar B=$batch /"
+      done
+    done
+  done
+}
 if [[ $mode == variants ]]; then
   timeout 70 mpirun -np 1 $b/bench/kernel_bandwidth --nb 1 --row-tile 1,2,4,8 --row-warps 1,4 --transposed-reads on,off --launches 5 \
     --repetitions 3 --json kb_variants_nb1.json > kb_variants_nb1.txt 2>&1
@@ -35,22 +48,14 @@ if [[ $mode == variants ]]; then
     --json kb_batches.json > kb_batches.txt 2>&1
   keep kb_batches.json
   echo "== batches done at $((SECONDS - t0)) s"
-  for scalar in double mixed; do
-    for batch in 1 8; do
-      for ch in pp_up_down ph_transverse ph_magnetic ph_charge; do
-        RINGCOMM_GT_BATCH=$batch timeout 20 mpirun -np 1 $b/examples/ring_compare/ring_compare --channel $ch \
-          --scalar $scalar --measurements 8 "${paper[@]}" --json rc_${scalar}_B${batch}_$ch.json --quiet 2>&1 \
-          | grep -E "^nccl" | sed "s/^/$ch $scalar /"
-      done
-    done
-  done > rc.txt
+  ring_compare_p1 "1 8" 8 > rc.txt
   keep rc_*.json
   echo "== ring_compare done at $((SECONDS - t0)) s"
   timeout 50 mpirun -np 1 /usr/local/cuda/bin/ncu --kernel-name-base demangled -k regex:"ChannelKernel|TransposeKernel" --launch-count 2 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis $b/bench/kernel_bandwidth --nb 1 --precision double \
     --channel ph_magnetic --launches 1 --repetitions 1 > ncu_ph_magnetic.txt 2>&1
   echo "== ncu done at $((SECONDS - t0)) s"
-  cat rc.txt | awk '{print $1, $2, $7, $8, $9}'
+  awk '{print $1, $2, $3, $8, $9, $10}' rc.txt
   compact kb_variants.txt
   compact kb_batches.txt
 fi
@@ -63,15 +68,7 @@ if [[ $mode == final ]]; then
     --json kb_batches.json > kb_batches.txt 2>&1
   keep kb_final.json kb_rows.json kb_batches.json
   echo "== variants done at $((SECONDS - t0)) s"
-  for scalar in double mixed; do
-    for batch in 1 4; do
-      for ch in pp_up_down ph_transverse ph_magnetic ph_charge; do
-        RINGCOMM_GT_BATCH=$batch timeout 20 mpirun -np 1 $b/examples/ring_compare/ring_compare --channel $ch \
-          --scalar $scalar --measurements 16 "${paper[@]}" --json rc_${scalar}_B${batch}_$ch.json --quiet 2>&1 \
-          | grep -E "^nccl|^floor" | sed "s/^/$ch $scalar B=$batch /"
-      done
-    done
-  done > rc.txt
+  ring_compare_p1 "1 4" 16 > rc.txt
   keep rc_*.json
   echo "== ring_compare done at $((SECONDS - t0)) s"
   for ch in pp_up_down ph_magnetic; do
