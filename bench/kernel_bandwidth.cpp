@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct Options {
   std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
   std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
   std::vector<int> batches{1};
+  std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
@@ -71,6 +73,7 @@ struct ChannelResult {
   bool transposed_reads = true;
   int batch = 1;
   int row_warps = 1;
+  bool warp_tile_kernel = false;
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
@@ -105,13 +108,14 @@ struct Arrays {
 
 template <class Scalar, class Message>
 ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Message>& arrays, gt::Channel channel,
-                      int row_tile, int row_warps, bool transposed_reads, int batch) {
+                      int row_tile, int row_warps, bool transposed_reads, int batch, int warp_tile_kernel) {
   const std::size_t n = dims.entries();
   gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
   if (row_tile > 0) accumulate.set_exchange_row_tile(row_tile);
   accumulate.set_exchange_row_warps(row_warps);
   accumulate.set_transposed_reads(transposed_reads);
   accumulate.set_batch(batch);
+  if (warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(warp_tile_kernel == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -126,6 +130,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.transposed_reads = transposed_reads;
   r.batch = batch;
   r.row_warps = row_warps;
+  r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -150,13 +155,17 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
     for (const int rows : o.row_tiles)
       for (const int warps : o.row_warps)
         for (const bool transposed : o.transposed_reads)
-          for (const int batch : o.batches) {
-            if (!transposed && channel == gt::Channel::pp_up_down) continue;  // pp reads nothing transposed
-            results.push_back(collectively(MPI_COMM_WORLD, [&] {
-              return measure<Scalar, Message>(o, dims, *arrays, channel, rows, warps, transposed, batch);
-            }));
-            results.back().precision = precision;
-          }
+          for (const int batch : o.batches)
+            for (const int tiles : o.warp_tile_kernel) {
+              // pp reads nothing transposed: measured once, with the first setting asked for.
+              if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
+              // The previous kernel exists for pp_up_down with messages of G_t's type only.
+              if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
+              results.push_back(collectively(MPI_COMM_WORLD, [&] {
+                return measure<Scalar, Message>(o, dims, *arrays, channel, rows, warps, transposed, batch, tiles);
+              }));
+              results.back().precision = precision;
+            }
 }
 
 int run(const Options& o, const std::string& command_line) {
@@ -187,7 +196,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "warps", "G^T", "batch", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -202,6 +211,7 @@ int run(const Options& o, const std::string& command_line) {
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
+    row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -215,7 +225,7 @@ int run(const Options& o, const std::string& command_line) {
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
                    std::to_string(r.row_tile), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
-                   std::to_string(r.batch),
+                   std::to_string(r.batch), r.warp_tile_kernel ? "tiles" : "rows",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -311,6 +321,16 @@ int main(int argc, char** argv) {
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
              integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
+  cli.option("--warp-tile-kernel", "LIST",
+             "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
+             "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, on for "
+             "double on GPUs)",
+             [&](const std::string& v) {
+               o.warp_tile_kernel.clear();
+               std::stringstream items(v);
+               for (std::string item; std::getline(items, item, ',');)
+                 o.warp_tile_kernel.push_back(settings::parse_choice(item, "--warp-tile-kernel", {"on", "off"}) == "on");
+             });
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",

@@ -22,7 +22,7 @@ echo "== tests done at $((SECONDS - t0)) s"
 paper=(--nb 1 --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --no-original --transports nccl)
 # $OUT takes at most 8 files: each stage's files go into results.tar as soon as they are written.
 keep() { tar rf results.tar "$@" && rm -f "$@"; }
-compact() { grep -E "^ *[12] +[0-9]+ " "$1" | awk '{printf "%s %s %s r%s w%s T%s B%s %s %s\n", $1, $3, $4, $5, $6, $7, $8, $9, $12}'; }
+compact() { grep -E "^ *[12] +[0-9]+ " "$1" | awk '{printf "%s %s %s r%s w%s T%s B%s %s %s %s\n", $1, $3, $4, $5, $6, $7, $8, $9, $10, $13}'; }
 # ring_compare on one rank at the paper size, double and mixed, every channel, for each batch in $1,
 # $2 measurements: rc_<scalar>_B<batch>_<channel>.json and a line each on stdout.
 ring_compare_p1() {

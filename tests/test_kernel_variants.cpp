@@ -59,6 +59,7 @@ struct Variant {
   int rows = 1;
   int warps = 1;
   bool transposed = true;
+  bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
 };
 
 template <class Scalar, class Message>
@@ -76,6 +77,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_exchange_row_tile(variant.rows);
     accumulate.set_exchange_row_warps(variant.warps);
     accumulate.set_transposed_reads(variant.transposed);
+    accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -94,6 +96,12 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     copy_bytes(part.data(), MemoryKind::host, slice.data(), data_memory_kind(), part.size() * sizeof(Scalar));
     for (std::size_t i = 0; i < part.size(); ++i) out.gt[range.begin + i] = ZDouble(part[i].real(), part[i].imag());
   }
+  return out;
+}
+
+std::vector<std::complex<double>> compare_input(const std::vector<ZDouble>& values) {
+  std::vector<std::complex<double>> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = {values[i].real(), values[i].imag()};
   return out;
 }
 
@@ -123,6 +131,32 @@ TEST(Variants, ChangeNoBit) {
         EXPECT_EQ(std::memcmp(whole.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
       }
     }
+}
+
+// The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
+// default kernel, alone and next to batches (which it leaves to the default kernel).
+TEST(Variants, WarpTileKernelMatchesTheReference) {
+  for (const int nb : {1, 2}) {
+    const Problem problem = small_problem(nb, Channel::pp_up_down, 5);
+    const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+    const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+    for (const int batch : {1, 3}) {
+      SCOPED_TRACE("nb " + std::to_string(nb) + ", batch " + std::to_string(batch));
+      const Outcome tiles = run<ZDouble, ZDouble>(problem, slices, batch, {1, 1, true, true});
+      EXPECT_LE(largest_error(tiles.gt, reference), 1e-12);
+      const Outcome rows = run<ZDouble, ZDouble>(problem, slices, batch, {4, 1, true, false});
+      EXPECT_LE(largest_error(tiles.gt, compare_input(rows.gt)), 1e-12);
+    }
+    const Outcome single = run<ZFloat, ZFloat>(problem, slices, 1, {1, 1, true, true});
+    EXPECT_LE(largest_error(single.gt, reference_gt<ZFloat>(problem)), 5e-6);
+  }
+  const Dims dims = small_problem(1, Channel::ph_magnetic, 1).dims;
+  Kokkos::View<ZDouble*> slice("slice", dims.entries());
+  GtAccumulator<ZDouble> magnetic(dims, Channel::ph_magnetic, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(magnetic.set_warp_tile_kernel(true), Error);
+  GtAccumulator<ZDouble, ZFloat> mixed(dims, Channel::pp_up_down, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(mixed.set_warp_tile_kernel(true), Error);
+  EXPECT_FALSE(mixed.warp_tile_kernel());
 }
 
 TEST(Variants, SettingsOutOfRangeThrow) {

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "gt_kernel.hpp"
+#include "gt_kernel_warp_tiles.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
 #include "ringcomm/settings.hpp"
@@ -196,6 +198,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
   row_tile_ = default_exchange_row_tile(channel);
+  warp_tile_kernel_ = default_warp_tile_kernel(channel);
   allocate_scratch(1);
 }
 
@@ -206,6 +209,7 @@ void GtAccumulator<Scalar, MessageScalar>::operator()(const void* message, int /
   const auto* scalars = static_cast<const MessageScalar*>(message);
   Scratch& scratch = *scratch_;
   if (scratch.batch == 1) {
+    if (warp_tile_kernel_) return apply_with_warp_tiles(scalars);
     prepare(scalars, 0);
     return apply(scalars, 1);
   }
@@ -228,6 +232,48 @@ void GtAccumulator<Scalar, MessageScalar>::apply(const MessageScalar* messages, 
     case Channel::ph_charge: return launch<Channel::ph_charge>(messages, count);
   }
   throw Error("GtAccumulator: unknown channel " + std::to_string(static_cast<int>(channel_)));
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_warp_tile_kernel(bool on) {
+  if (on && (channel_ != Channel::pp_up_down || !std::is_same_v<Scalar, MessageScalar>))
+    throw Error("GtAccumulator: the warp-tile kernel is kept for pp_up_down with messages of G_t's type only, not " +
+                to_string(channel_) + (std::is_same_v<Scalar, MessageScalar> ? "" : " in mixed precision"));
+  warp_tile_kernel_ = on;
+}
+
+// One message with the previous kernel (pp_up_down, Scalar == MessageScalar only; see
+// set_warp_tile_kernel), set up as it was set up before.
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::apply_with_warp_tiles(const MessageScalar* message) const {
+  if constexpr (std::is_same_v<Scalar, MessageScalar>) {
+#ifdef KOKKOS_ENABLE_CUDA
+    constexpr int kRowTile = 4;  // the previous default on CUDA
+#else
+    constexpr int kRowTile = 1;
+#endif
+    const auto launch = [&](auto kernel) {
+      const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
+      using Kernel = decltype(kernel);
+      kernel.slice = slice_;
+      kernel.order = detail::warp_tiles::slice_order(dims_, range_, kRowTile);
+      kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), dims_.M()};
+      kernel.tables = tables_;
+      kernel.n_freq = dims_.n_freq;
+      kernel.up = typename Kernel::MessageView(message, g_size);
+      kernel.down = typename Kernel::MessageView(message + g_size, g_size);
+      kernel.sign = typename Kernel::MessageView(message + 2 * g_size, 1);
+      Kokkos::parallel_for(label_,
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               exec_, 0, static_cast<std::int64_t>(kernel.order.threads(range_.size()))),
+                           kernel);
+    };
+    if (updates_ == Updates::concurrent) launch(detail::warp_tiles::ChannelKernel<Scalar, Channel::pp_up_down, true>{});
+    else launch(detail::warp_tiles::ChannelKernel<Scalar, Channel::pp_up_down, false>{});
+  } else {
+    (void)message;
+    throw Error("GtAccumulator: no warp-tile kernel for mixed precision");
+  }
 }
 
 // Writes slot `slot`'s G_σ^T and bubble factors from `message`.

@@ -94,6 +94,22 @@ class GtAccumulator {
   void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
   bool transposed_reads() const { return transposed_reads_; }
 
+  // Whether a pp_up_down accumulator whose messages have G_t's type applies single messages (batch 1)
+  // with the previous kernel (gt_kernel_warp_tiles.hpp: warp tiles of 4 exchange rows on CUDA, one
+  // entry per thread), which an H200 runs faster for pp_up_down in double (0.752 against 0.676 of the
+  // copy rate). Default: on for that case on CUDA builds, off otherwise. The two kernels agree to
+  // rounding. Throws ringcomm::Error when turned on for another channel or for mixed precision.
+  void set_warp_tile_kernel(bool on);
+  bool warp_tile_kernel() const { return warp_tile_kernel_; }
+  static constexpr bool default_warp_tile_kernel(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+    return channel == Channel::pp_up_down && sizeof(Scalar) > 8 && sizeof(MessageScalar) > 8;
+#else
+    (void)channel;
+    return false;
+#endif
+  }
+
   // Batched accumulation: with a batch of B > 1 messages, each call stages its message (a device
   // copy, with its transposed G_σ and bubble factors) and every B-th call applies the B staged
   // messages in one pass over the slice, so G_t's memory traffic per message drops by B. The slice
@@ -137,6 +153,7 @@ class GtAccumulator {
   template <Channel kChannel, bool kAtomic, int kRows>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
+  void apply_with_warp_tiles(const Message* message) const;
   void prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
   struct Scratch;
@@ -151,6 +168,7 @@ class GtAccumulator {
   std::string label_;  // kernel name for profilers
   int row_tile_ = kDefaultExchangeRowTile;
   int row_warps_ = kDefaultExchangeRowWarps;
+  bool warp_tile_kernel_ = false;
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
