@@ -295,7 +295,7 @@ struct ChannelKernel {
       const Real w = weight(j);
       if (w == Real(0)) continue;
       const Fixed f = fixed(x, j);
-#ifdef KOKKOS_ENABLE_CUDA
+#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
 #pragma unroll
 #endif
       for (int r = 0; r < kRows; ++r)
@@ -307,7 +307,7 @@ struct ChannelKernel {
     }
     if (!any) return;  // padding only: G_t stays as it is
     std::uint64_t slot[kRows];
-#ifdef KOKKOS_ENABLE_CUDA
+#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
 #pragma unroll
 #endif
     for (int r = 0; r < kRows; ++r) slot[r] = order.body_slot(inner, pair, first + r);
@@ -316,12 +316,12 @@ struct ChannelKernel {
         if (first + r < order.row_count) add(slot[r], value[r]);
     } else {
       Scalar old[kRows];
-#ifdef KOKKOS_ENABLE_CUDA
+#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
 #pragma unroll
 #endif
       for (int r = 0; r < kRows; ++r)
         if (first + r < order.row_count) old[r] = slice(slot[r]);
-#ifdef KOKKOS_ENABLE_CUDA
+#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
 #pragma unroll
 #endif
       for (int r = 0; r < kRows; ++r)
