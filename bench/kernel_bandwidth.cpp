@@ -1,15 +1,22 @@
 // kernel_bandwidth: how close the G_t kernel (GtAccumulator) comes to the memory bandwidth of the
 // device, measured in the same run as a plain device-to-device copy of the same size.
 //
-// Bytes counted per kernel launch: the G_t slice read and written once (2 · N · sizeof(scalar)) plus
-// the message's G_up and G_down read once (2 · M² · sizeof(scalar)). That is the least traffic the
-// update can cause; re-reads of G_σ that miss the caches are not counted, so the figure is a lower
-// bound on the bandwidth the kernel really draws. The copy counts its read and its write.
-// Kernel launches and copies are timed alternately; medians are reported.
+// Bytes counted per message: the G_t slice read and written once (2 · N · sizeof(G_t scalar)) plus
+// the message's G_up and G_down read once (2 · M² · sizeof(message scalar)). That is the least traffic
+// the update can cause; re-reads of G_σ that miss the caches, the transposed copy and the bubble
+// factors (GtAccumulator's per-message preparation, which is timed) are not counted, so the figure is
+// a lower bound on the bandwidth the kernel really draws. The copy counts its read and its write.
+// Kernel launches and copies are timed alternately; medians are reported. One run measures every
+// combination of channel, precision (double, float, mixed: G_σ float and G_t double), shape (nb = 1
+// at the paper size, nb = 2 with 2n = 32) and kernel variant asked for.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <sstream>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -29,9 +36,15 @@ constexpr double kTarget = 0.85;
 
 struct Options {
   gt::Dims dims;
-  std::vector<gt::Channel> channels{gt::Channel::pp_up_down};
-  std::vector<int> row_tiles{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowTile};
-  std::string precision = "double";
+  std::vector<int> orbitals{1, 2};  // one shape per entry; 2n from n_freq_override or shape_n_freq()
+  int n_freq_override = 0;
+  std::vector<gt::Channel> channels;
+  std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
+  std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
+  std::vector<int> batches{1};
+  std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
+  std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
+  std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
   std::string json_path;
@@ -49,10 +62,19 @@ gt::Dims paper_dims() {
   return d;
 }
 
+// 2n of the default shapes: the paper's 64 for nb = 1; 32 for nb >= 2 (G_t 4 × larger at nb = 2).
+int shape_n_freq(int nb) { return nb == 1 ? 64 : 32; }
+
 struct ChannelResult {
+  gt::Dims dims;
+  std::string precision;
   gt::Channel channel;
   int row_tile = 1;
-  double kernel_seconds = 0;  // median per launch
+  bool transposed_reads = true;
+  int batch = 1;
+  int row_warps = 1;
+  bool warp_tile_kernel = false;
+  double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
   std::size_t copy_bytes = 0;
@@ -70,23 +92,47 @@ double seconds_per_launch(int launches, Work&& work) {
   return (MPI_Wtime() - start) / launches;
 }
 
-template <class Scalar>
-ChannelResult measure(const Options& o, gt::Channel channel, int row_tile) {
-  const std::size_t n = o.dims.entries();
-  Kokkos::View<Scalar*> gt_slice("kernel_bandwidth G_t", n);
-  Kokkos::View<Scalar*> copy_target("kernel_bandwidth copy target", n);
-  Kokkos::View<Scalar*> message("kernel_bandwidth message", o.dims.message_entries());
-  gt::SyntheticWalker(o.dims, 1, 1).write<Scalar>(0, message.data());
-  gt::GtAccumulator<Scalar> accumulate(o.dims, channel, gt_slice, SliceRange{0, n});
-  accumulate.set_exchange_row_tile(row_tile);
-  const auto kernel = [&] { accumulate(message.data()); };
-  const auto copy = [&] { Kokkos::deep_copy(ExecSpace(), copy_target, gt_slice); };
+// The slice, the copy target and the message of one shape and precision, reused by every channel
+// and variant measured on them.
+template <class Scalar, class Message>
+struct Arrays {
+  explicit Arrays(const gt::Dims& dims)
+      : gt_slice("kernel_bandwidth G_t", dims.entries()), copy_target("kernel_bandwidth copy target", dims.entries()),
+        message("kernel_bandwidth message", dims.message_entries()) {
+    gt::SyntheticWalker(dims, 1, 1).write<Message>(0, message.data());
+  }
+  Kokkos::View<Scalar*> gt_slice;
+  Kokkos::View<Scalar*> copy_target;
+  Kokkos::View<Message*> message;
+};
+
+template <class Scalar, class Message>
+ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Message>& arrays, gt::Channel channel,
+                      int row_tile, int row_warps, bool transposed_reads, int batch, int warp_tile_kernel) {
+  const std::size_t n = dims.entries();
+  gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
+  if (row_tile > 0) accumulate.set_exchange_row_tile(row_tile);
+  accumulate.set_exchange_row_warps(row_warps);
+  accumulate.set_transposed_reads(transposed_reads);
+  accumulate.set_batch(batch);
+  if (warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(warp_tile_kernel == 1);
+  // `batch` messages and the flush that applies them: one pass over G_t.
+  const auto kernel = [&] {
+    for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
+    accumulate.flush();
+  };
+  const auto copy = [&] { Kokkos::deep_copy(ExecSpace(), arrays.copy_target, arrays.gt_slice); };
 
   ChannelResult r;
+  r.dims = dims;
   r.channel = channel;
-  r.row_tile = row_tile;
-  const std::size_t g_entries = o.dims.message_entries() - 1;
-  r.kernel_bytes = (2 * n + g_entries) * sizeof(Scalar);
+  r.row_tile = accumulate.exchange_row_tile();
+  r.transposed_reads = transposed_reads;
+  r.batch = batch;
+  r.row_warps = row_warps;
+  r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
+  const std::size_t g_entries = dims.message_entries() - 1;
+  r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
   seconds_per_launch(1, kernel);
   seconds_per_launch(1, copy);
@@ -95,38 +141,77 @@ ChannelResult measure(const Options& o, gt::Channel channel, int row_tile) {
     kernel_samples.push_back(seconds_per_launch(o.launches, kernel));
     copy_samples.push_back(seconds_per_launch(o.launches, copy));
   }
-  r.kernel_seconds = bench::median(kernel_samples);
+  r.kernel_seconds = bench::median(kernel_samples) / batch;
   r.copy_seconds = bench::median(copy_samples);
   return r;
+}
+
+template <class Scalar, class Message>
+void measure_shape(const Options& o, const gt::Dims& dims, const std::string& precision,
+                   std::vector<ChannelResult>& results) {
+  std::optional<Arrays<Scalar, Message>> arrays;
+  collectively(MPI_COMM_WORLD, [&] { arrays.emplace(dims); });
+  for (const gt::Channel channel : o.channels)
+    for (const int rows : o.row_tiles)
+      for (const int warps : o.row_warps)
+        for (const bool transposed : o.transposed_reads)
+          for (const int batch : o.batches)
+            for (const int tiles : o.warp_tile_kernel) {
+              // pp reads nothing transposed: measured once, with the first setting asked for.
+              if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
+              // The previous kernel exists for pp_up_down with messages of G_t's type only.
+              if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
+              results.push_back(collectively(MPI_COMM_WORLD, [&] {
+                return measure<Scalar, Message>(o, dims, *arrays, channel, rows, warps, transposed, batch, tiles);
+              }));
+              results.back().precision = precision;
+            }
 }
 
 int run(const Options& o, const std::string& command_line) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const bool print = rank == 0 && !o.quiet;
-  collectively(MPI_COMM_WORLD, [&] { o.dims.validate(); });
+  std::vector<gt::Dims> shapes;
+  for (const int nb : o.orbitals) {
+    gt::Dims dims = o.dims;
+    dims.nb = nb;
+    dims.n_freq = o.n_freq_override > 0 ? o.n_freq_override : shape_n_freq(nb);
+    collectively(MPI_COMM_WORLD, [&] { dims.validate(); });
+    shapes.push_back(dims);
+  }
   std::vector<ChannelResult> results;
-  for (const gt::Channel channel : o.channels)
-    for (const int rows : o.row_tiles)
-      results.push_back(collectively(MPI_COMM_WORLD, [&] {
-        return o.precision == "double" ? measure<Kokkos::complex<double>>(o, channel, rows)
-                                       : measure<Kokkos::complex<float>>(o, channel, rows);
-      }));
+  for (const gt::Dims& dims : shapes)
+    for (const std::string& precision : o.precisions) {
+      if (precision == "double") measure_shape<Kokkos::complex<double>, Kokkos::complex<double>>(o, dims, precision, results);
+      else if (precision == "float") measure_shape<Kokkos::complex<float>, Kokkos::complex<float>>(o, dims, precision, results);
+      else measure_shape<Kokkos::complex<double>, Kokkos::complex<float>>(o, dims, precision, results);
+    }
 
   json::Value out = json::Value::object();
   out["metadata"] = report::run_metadata("kernel_bandwidth", command_line);
-  out["dims"] = o.dims.describe();
-  out["entries"] = o.dims.entries();
-  out["precision"] = o.precision;
   out["execution_space"] = report::kokkos_execution_space();
-  out["byte_count"] = "kernel: G_t slice read + write (2 N scalars) + G_up and G_down read once (2 M^2 scalars), "
-                      "a lower bound on its traffic; copy: read + write of N scalars";
+  out["byte_count"] = "kernel: G_t slice read + write (2 N G_t scalars) + G_up and G_down read once (2 M^2 message "
+                      "scalars), a lower bound on its traffic; copy: read + write of N G_t scalars";
+  out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
+                      "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"channel", "row tile", "kernel ms", "kernel GB/s", "copy GB/s", "ratio", "target"});
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
+                       "copy GB/s", "ratio", "target"});
+  double worst = 1e300;
   for (const auto& r : results) {
     json::Value row = json::Value::object();
+    row["dims"] = r.dims.describe();
+    row["nb"] = r.dims.nb;
+    row["n_freq"] = r.dims.n_freq;
+    row["entries"] = r.dims.entries();
+    row["precision"] = r.precision;
     row["channel"] = gt::to_string(r.channel);
     row["exchange_row_tile"] = r.row_tile;
+    row["transposed_reads"] = r.transposed_reads;
+    row["batch"] = r.batch;
+    row["exchange_row_warps"] = r.row_warps;
+    row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -137,14 +222,21 @@ int run(const Options& o, const std::string& command_line) {
     row["target"] = kTarget;
     row["met"] = r.ratio() >= kTarget;
     out["results"].push_back(row);
-    table.add_row({gt::to_string(r.channel), std::to_string(r.row_tile), report::format("%.3f", r.kernel_seconds * 1e3),
+    worst = std::min(worst, r.ratio());
+    table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
+                   std::to_string(r.row_tile), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.batch), r.warp_tile_kernel ? "tiles" : "rows",
+                   report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
   }
-  if (print)
-    std::printf("kernel_bandwidth: %s, %zu entries, %s, %s; medians of %d samples of %d launches\n%s",
-                o.dims.describe().c_str(), o.dims.entries(), o.precision.c_str(),
-                report::kokkos_execution_space().c_str(), o.repetitions, o.launches, table.render().c_str());
+  out["lowest_ratio"] = results.empty() ? 0.0 : worst;
+  if (print) {
+    std::printf("kernel_bandwidth on %s; medians of %d samples of %d launches; shapes:\n",
+                report::kokkos_execution_space().c_str(), o.repetitions, o.launches);
+    for (const gt::Dims& dims : shapes) std::printf("  %s: %zu entries\n", dims.describe().c_str(), dims.entries());
+    std::printf("%slowest ratio: %.3f\n", table.render().c_str(), results.empty() ? 0.0 : worst);
+  }
   if (!o.json_path.empty())
     collectively(MPI_COMM_WORLD, [&] {
       if (rank == 0) json::write_file(o.json_path, out);
@@ -163,23 +255,29 @@ std::vector<int> parse_index_list(const std::string& text, const std::string& se
 int main(int argc, char** argv) {
   Options o;
   o.dims = paper_dims();
+  for (const auto& name : gt::channel_names()) o.channels.push_back(gt::parse_channel(name, "--channel"));
   cli::CommandLine cli("kernel_bandwidth",
                        "Achieved memory bandwidth of the G_t accumulation kernel against a device-to-device copy "
-                       "of the same size measured in the same run. The default shape is the paper's: Nc = 36 "
-                       "(6x6), 2n = 64, exchange momenta 0..9, exchange frequencies 0..3: 212,336,640 entries, "
-                       "3.4 GB in complex<double>, all on one rank.");
+                       "of the same size measured in the same run, for every channel, precision and shape asked "
+                       "for. The default shapes: the paper's, Nc = 36 (6x6), 2n = 64, exchange momenta 0..9, "
+                       "exchange frequencies 0..3: 212,336,640 entries, 3.4 GB in complex<double>; and nb = 2 "
+                       "with 2n = 32 (4 x larger). All on one rank.");
   const auto integer = [](int& field, const char* name, long long lo, long long hi) {
     return [&field, name, lo, hi](const std::string& v) { field = static_cast<int>(settings::parse_integer(v, name, lo, hi)); };
   };
-  cli.option("--nb", "N", "orbitals (default 1)", integer(o.dims.nb, "--nb", 1, 64));
+  cli.option("--nb", "LIST", "orbitals, one shape each (default 1,2)", [&](const std::string& v) {
+    o.orbitals.clear();
+    for (const long long nb : settings::parse_integer_list(v, "--nb", 1, 64)) o.orbitals.push_back(static_cast<int>(nb));
+  });
   cli.option("--lx", "N", "cluster extent in x (default 6)", integer(o.dims.Lx, "--lx", 1, 1024));
   cli.option("--ly", "N", "cluster extent in y (default 6)", integer(o.dims.Ly, "--ly", 1, 1024));
-  cli.option("--n-freq", "N", "fermionic frequencies 2n (default 64)", integer(o.dims.n_freq, "--n-freq", 2, 1 << 16));
+  cli.option("--n-freq", "N", "fermionic frequencies 2n of every shape (default 64 for nb = 1, 32 for nb >= 2)",
+             integer(o.n_freq_override, "--n-freq", 2, 1 << 16));
   cli.option("--exchange-momenta", "LIST", "momentum indices Q (default 0,1,...,9)",
              [&](const std::string& v) { o.dims.exchange_momenta = parse_index_list(v, "--exchange-momenta"); });
   cli.option("--exchange-frequencies", "LIST", "bosonic indices (default 0,1,2,3)",
              [&](const std::string& v) { o.dims.exchange_frequencies = parse_index_list(v, "--exchange-frequencies"); });
-  cli.option("--channel", "NAME", "pp_up_down (default), ph_transverse, ph_magnetic, ph_charge or all",
+  cli.option("--channel", "NAME", "pp_up_down, ph_transverse, ph_magnetic, ph_charge or all (default)",
              [&](const std::string& v) {
                o.channels.clear();
                if (v == "all")
@@ -187,19 +285,56 @@ int main(int argc, char** argv) {
                else
                  o.channels.push_back(gt::parse_channel(v, "--channel"));
              });
-  cli.option("--precision", "P", "double (default) or float",
-             [&](const std::string& v) { o.precision = settings::parse_choice(v, "--precision", {"double", "float"}); });
+  cli.option("--precision", "LIST",
+             "comma-separated of double, float, mixed (G_sigma float, G_t double); default all three",
+             [&](const std::string& v) {
+               o.precisions.clear();
+               std::stringstream items(v);
+               for (std::string item; std::getline(items, item, ',');)
+                 o.precisions.push_back(settings::parse_choice(item, "--precision", {"double", "float", "mixed"}));
+             });
+  // A comma-separated list of integers in [1, max] into `field`.
+  using Accumulator = gt::GtAccumulator<Kokkos::complex<double>>;
+  const auto integer_list = [](std::vector<int>& field, const char* name, int max) {
+    return [&field, name, max](const std::string& v) {
+      field.clear();
+      for (const long long x : settings::parse_integer_list(v, name, 1, max)) field.push_back(static_cast<int>(x));
+    };
+  };
   cli.option("--launches", "N", "kernel launches (and copies) per sample (default 10)", integer(o.launches, "--launches", 1, 100000));
   cli.option("--repetitions", "N", "samples of each; the median is reported (default 5)", integer(o.repetitions, "--repetitions", 1, 1000));
   cli.option("--row-tile", "LIST",
-             "exchange rows a thread block covers for the same inner entries (GtAccumulator::set_exchange_row_tile), "
+             "exchange rows each thread updates for the same inner index and pair, of 1, 2, 4, 8 "
+             "(GtAccumulator::set_exchange_row_tile), "
              "each measured (default: GtAccumulator's default)",
+             integer_list(o.row_tiles, "--row-tile", Accumulator::kMaxExchangeRowTile));
+  cli.option("--transposed-reads", "LIST",
+             "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
+             "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",
              [&](const std::string& v) {
-               o.row_tiles.clear();
-               for (const long long r : settings::parse_integer_list(v, "--row-tile", 1,
-                                                                     gt::GtAccumulator<Kokkos::complex<double>>::kMaxExchangeRowTile))
-                 o.row_tiles.push_back(static_cast<int>(r));
+               o.transposed_reads.clear();
+               std::stringstream items(v);
+               for (std::string item; std::getline(items, item, ',');)
+                 o.transposed_reads.push_back(settings::parse_choice(item, "--transposed-reads", {"on", "off"}) == "on");
              });
+  cli.option("--row-warps", "LIST",
+             "warps of a thread block that take the same inner entries and neighbouring exchange rows "
+             "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
+             integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
+  cli.option("--warp-tile-kernel", "LIST",
+             "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
+             "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, on for "
+             "double on GPUs)",
+             [&](const std::string& v) {
+               o.warp_tile_kernel.clear();
+               std::stringstream items(v);
+               for (std::string item; std::getline(items, item, ',');)
+                 o.warp_tile_kernel.push_back(settings::parse_choice(item, "--warp-tile-kernel", {"on", "off"}) == "on");
+             });
+  cli.option("--batch", "LIST",
+             "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
+             "ratios above 1 mean below the one-pass-per-message floor (default 1)",
+             integer_list(o.batches, "--batch", Accumulator::kMaxBatch));
   cli.option("--json", "FILE", "also write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
   cli.flag("--quiet", "print nothing but errors", [&] { o.quiet = true; });
   cli.note("Target: kernel GB/s >= 85 % of copy GB/s. Run on one rank: mpirun -np 1 kernel_bandwidth --json k.json");

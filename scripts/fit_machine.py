@@ -62,11 +62,12 @@ def kernel_rate(path, channel="pp_up_down", row_tile=None):
     ring_compare's host-side counters see only their launch, so this is the rate to use there."""
     with open(path) as f:
         data = json.load(f)
-    rows = [r for r in data["results"] if r["channel"] == channel and
+    # Newer files give each result its own shape ("entries") and batch; one message per pass only.
+    rows = [r for r in data["results"] if r["channel"] == channel and r.get("batch", 1) == 1 and
             (row_tile is None or r.get("exchange_row_tile", 1) == row_tile)]
     if not rows:
         raise SystemExit(f"{path}: no {channel} result")
-    return data["entries"] / min(r["kernel_seconds"] for r in rows)
+    return max(r.get("entries", data.get("entries")) / r["kernel_seconds"] for r in rows)
 
 
 def walker_seconds(path, rate):

@@ -116,8 +116,10 @@ def main():
         raise SystemExit("add.npy / sub.npy differ from the cluster's k + q / q - k")
 
     expected = recompute(meta, g_up, g_down, signs)
-    # The tolerances of ringcomm/gt/tolerance.hpp: complex<double> 1e-12, complex<float> 5e-6.
-    tolerance = 1e-12 if g_up.dtype == np.complex128 else 5e-6
+    # The tolerances of ringcomm/gt/tolerance.hpp, keyed by the type G_t is summed in: complex<double>
+    # (double, and mixed precision whose dumped G_sigma are the rounded ones the ring carried) 1e-12,
+    # complex<float> 5e-6.
+    tolerance = 1e-12 if np.dtype(meta["files"]["gt_original"]["dtype"]) == np.complex128 else 5e-6
     failed = False
     for name in ("gt", "gt_original"):
         if name not in meta["files"]:  # a dump without a result checks nothing: that is a failure

@@ -205,6 +205,15 @@ if(RINGCOMM_NUMPY_PYTHON)
            --measurements 5 --transports ${_dump_transport} --dump ${dump}
       AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_dump.py ${dump})
   endforeach()
+  # Mixed precision (G_σ float, G_t double): the dumped G_σ are the rounded ones, so G_t must still agree
+  # to double precision. One channel from the G_σ^T path and one from the bubble path.
+  foreach(channel ph_transverse ph_magnetic)
+    set(dump ${CMAKE_CURRENT_BINARY_DIR}/program_tests/dump_mixed_${channel}/dump)
+    ringcomm_add_program_test(dump_mixed_${channel} PROGRAM ring_compare RANKS 2
+      ARGS --channel ${channel} --scalar mixed --nb 2 --lx 3 --ly 2 --nfreq 4 --exchange-momenta 0,4
+           --exchange-frequencies 0,2 --measurements 5 --transports mpi --dump ${dump}
+      AFTER ${RINGCOMM_NUMPY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_dump.py ${dump})
+  endforeach()
 else()
   message(STATUS "ringcomm: no python3 with numpy found; the --dump checks (tests/check_dump.py) are not run")
 endif()

@@ -70,7 +70,7 @@ bool bitwise_equal(const std::vector<Scalar>& a, const std::vector<Scalar>& b) {
 // message whose G_σ slots hold NaN (which must change nothing). `edit` may alter each host message.
 template <class Scalar, class Edit>
 std::vector<Scalar> run_kernel(const Problem& problem, const std::vector<SliceRange>& ranges, Edit edit,
-                               int row_tile = 1) {
+                               int row_tile = 1, bool transposed_reads = true) {
   const Dims& dims = problem.dims;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
   const std::size_t message_bytes = dims.message_entries() * sizeof(Scalar);
@@ -80,6 +80,7 @@ std::vector<Scalar> run_kernel(const Problem& problem, const std::vector<SliceRa
     Kokkos::View<Scalar*> slice("test slice", range.size());
     GtAccumulator<Scalar> accumulate(dims, problem.channel, slice, range);
     accumulate.set_exchange_row_tile(row_tile);
+    accumulate.set_transposed_reads(transposed_reads);
     for (std::size_t id = 0; id < problem.measurements; ++id) {
       std::vector<Scalar> host = walker.host_message<Scalar>(id);
       edit(host);
@@ -423,9 +424,10 @@ TYPED_TEST(TypedKernels, EveryChannelMatchesTheReference) {
   }
 }
 
-// Tiles of several exchange rows only change which thread updates which entry, never the arithmetic,
+// Several exchange rows per thread, and reading G_σ directly instead of through its transposed copy,
+// only change which thread updates which entry and where a value is read from, never the arithmetic,
 // so G_t is the same bit for bit, also for slices that begin and end inside a row and for an inner
-// index (here 24) that leaves lanes of a tile idle.
+// index (here 24) that leaves lanes of a warp idle.
 TYPED_TEST(TypedKernels, ExchangeRowTilesChangeNoBit) {
   using Scalar = TypeParam;
   for (const Channel channel : kAllChannels) {
@@ -434,10 +436,11 @@ TYPED_TEST(TypedKernels, ExchangeRowTilesChangeNoBit) {
     const std::vector<SliceRange> parts = {{0, n / 3}, {n / 3, n / 2 + 1}, {n / 2 + 1, n}};
     const auto keep = [](std::vector<Scalar>&) {};
     const auto one_row = run_kernel<Scalar>(problem, parts, keep, 1);
-    for (const int rows : {2, 3, GtAccumulator<Scalar>::kMaxExchangeRowTile}) {
+    for (const int rows : {2, 4, GtAccumulator<Scalar>::kMaxExchangeRowTile}) {
       SCOPED_TRACE(to_string(channel) + ", tiles of " + std::to_string(rows) + " rows");
       EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, parts, keep, rows), one_row));
       EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, {SliceRange{0, n}}, keep, rows), one_row));
+      EXPECT_TRUE(bitwise_equal(run_kernel<Scalar>(problem, parts, keep, rows, false), one_row));
     }
   }
 }
@@ -447,7 +450,8 @@ TEST(GtAccumulator, RejectsExchangeRowTilesOutOfRange) {
   Kokkos::View<Kokkos::complex<double>*> slice("slice", dims.entries());
   GtAccumulator<Kokkos::complex<double>> accumulate(dims, Channel::pp_up_down, slice, SliceRange{0, dims.entries()});
   EXPECT_THROW(accumulate.set_exchange_row_tile(0), Error);
-  EXPECT_THROW(accumulate.set_exchange_row_tile(65), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_tile(3), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_tile(16), Error);
   accumulate.set_exchange_row_tile(4);
   EXPECT_EQ(accumulate.exchange_row_tile(), 4);
 }

@@ -77,8 +77,8 @@ void write_dump_gt(const std::string& dir, const std::string& name, const gt::Di
   npy::write(dir + "/" + name + ".npy", gt_shape(dims), gt);
 }
 
-void write_dump_meta(const std::string& dir, const gt::Problem& problem, const std::string& scalar, const char* dtype,
-                     json::Value run) {
+void write_dump_meta(const std::string& dir, const gt::Problem& problem, const std::string& scalar,
+                     const char* g_dtype, const char* gt_dtype, json::Value run) {
   const gt::Dims& d = problem.dims;
   const auto m = static_cast<std::size_t>(d.M()), nc = static_cast<std::size_t>(d.Nc());
   json::Value meta = json::Value::object();
@@ -111,7 +111,7 @@ void write_dump_meta(const std::string& dir, const gt::Problem& problem, const s
       "order reversed in C order: gt[iOmega, iQ, w2, k2, w1, k1, b4, b3, b2, b1]";
   conventions["exchange"] = "iQ and iOmega index dims.exchange_momenta and dims.exchange_frequencies";
   conventions["padding"] = "only measurements 0 .. measurements-1 are dumped; padding ids add nothing";
-  const std::string c = dtype;
+  const std::string c = g_dtype, t = gt_dtype;
   json::Value& files = meta["files"];
   files["g_up"] = file_entry("g_up.npy", {problem.measurements, m, m}, c, "G_up of each measurement");
   files["g_down"] = file_entry("g_down.npy", {problem.measurements, m, m}, c, "G_down of each measurement");
@@ -119,8 +119,8 @@ void write_dump_meta(const std::string& dir, const gt::Problem& problem, const s
   files["add"] = file_entry("add.npy", {nc, nc}, "<i4", "add[q, k] = index of k + q");
   files["sub"] = file_entry("sub.npy", {nc, nc}, "<i4", "sub[q, k] = index of q - k");
   if (meta["run"].kind() != json::Value::Kind::null)
-    files["gt"] = file_entry("gt.npy", gt_shape(d), c, "G_t of the ring run in \"run\", gathered after sum_across_rings");
-  files["gt_original"] = file_entry("gt_original.npy", gt_shape(d), c, "G_t of the original algorithm");
+    files["gt"] = file_entry("gt.npy", gt_shape(d), t, "G_t of the ring run in \"run\", gathered after sum_across_rings");
+  files["gt_original"] = file_entry("gt_original.npy", gt_shape(d), t, "G_t of the original algorithm");
   json::write_file(dir + "/meta.json", meta);
 }
 

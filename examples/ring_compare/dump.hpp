@@ -2,7 +2,8 @@
 // --dump DIR: everything an outside tool needs to recompute G_t, as .npy files and meta.json.
 //
 //   g_up.npy, g_down.npy  (measurements, M, M)  g_up[m, i, j] = G_up[i, j] of measurement m, as rounded
-//                         to the run's scalar; i = b + nb*k + nb*Nc*w on G's extended frequency axis
+//                         to the run's message scalar (complex<float> for mixed precision);
+//                         i = b + nb*k + nb*Nc*w on G's extended frequency axis
 //   signs.npy             (measurements,) float64
 //   add.npy, sub.npy      (Nc, Nc) int32        add[q, k] = index of k + q, sub[q, k] = index of q - k
 //   gt.npy                (NΩ, NQ, 2n, Nc, 2n, Nc, nb, nb, nb, nb): the ring's gathered G_t;
@@ -37,8 +38,8 @@ void write_dump_gt(const std::string& dir, const std::string& name, const ringco
                    const std::vector<Scalar>& gt);
 
 // meta.json: `run` (the ring run whose G_t is gt.npy; null when no ring ran) plus the dimensions,
-// conventions and files. Rank 0 only.
+// conventions and files; g_dtype and gt_dtype are the .npy types of G_σ and G_t. Rank 0 only.
 void write_dump_meta(const std::string& dir, const ringcomm::gt::Problem& problem, const std::string& scalar,
-                     const char* dtype, ringcomm::json::Value run);
+                     const char* g_dtype, const char* gt_dtype, ringcomm::json::Value run);
 
 }  // namespace ring_compare

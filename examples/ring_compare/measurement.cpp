@@ -2,6 +2,10 @@
 
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <vector>
+
 #include "ringcomm/memory.hpp"
 
 namespace ring_compare {
@@ -28,6 +32,22 @@ double mean(double value) {
 }
 
 }  // namespace
+
+double copy_rate_GBps(std::size_t bytes) {
+  const std::size_t count = std::max<std::size_t>(1, std::min(bytes, std::size_t(512) << 20) / sizeof(double));
+  Kokkos::View<double*> from("ring_compare copy source", count), to("ring_compare copy target", count);
+  std::vector<double> samples;
+  for (int i = 0; i < 6; ++i) {
+    Kokkos::fence();
+    const double start = MPI_Wtime();
+    Kokkos::deep_copy(to, from);
+    Kokkos::fence();
+    if (i > 0) samples.push_back(MPI_Wtime() - start);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  const double mine = 2.0 * static_cast<double>(count * sizeof(double)) / samples[samples.size() / 2] / 1e9;
+  return reduced(mine, MPI_MIN);
+}
 
 Value memory_json(const MemoryUse& mine) {
   const ringcomm::AllocationStats tracked = ringcomm::allocation_stats();

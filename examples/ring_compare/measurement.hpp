@@ -18,6 +18,11 @@ struct MemoryUse {
 // allocation counter and the kernel measured (the high water since reset_allocation_high_water()).
 ringcomm::json::Value memory_json(const MemoryUse& mine);
 
+// Collective over MPI_COMM_WORLD: the rate (GB/s, bytes read + written over seconds; the slowest
+// rank's) of copying min(bytes, 512 MiB) within the memory that holds G_t (a device-to-device copy on
+// GPU builds, a host memcpy on CPU builds); median of five after one warm-up.
+double copy_rate_GBps(std::size_t bytes);
+
 // Collective over MPI_COMM_WORLD: one object per thread (ring) of a rank, with the steps and bytes
 // of rank 0 (identical everywhere) and each time's maximum and mean over ranks.
 ringcomm::json::Value counters_json(const std::vector<ringcomm::RingCounters>& per_thread);

@@ -12,7 +12,12 @@ namespace ring_compare {
 using namespace ringcomm;
 
 std::string scalar_name(Precision precision) {
-  return precision == Precision::double_precision ? "complex<double>" : "complex<float>";
+  switch (precision) {
+    case Precision::double_precision: return "complex<double>";
+    case Precision::single_precision: return "complex<float>";
+    case Precision::mixed_precision: break;
+  }
+  return "mixed";
 }
 
 Options::Options() {
@@ -34,7 +39,8 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& opti
 
 Precision parse_precision(const std::string& text) {
   const std::string choice =
-      settings::parse_choice(text, "--scalar", {"double", "float", "z", "c", "complex<double>", "complex<float>"});
+      settings::parse_choice(text, "--scalar", {"double", "float", "mixed", "z", "c", "complex<double>", "complex<float>"});
+  if (choice == "mixed") return Precision::mixed_precision;
   return choice == "double" || choice == "z" || choice == "complex<double>" ? Precision::double_precision
                                                                               : Precision::single_precision;
 }
@@ -79,8 +85,9 @@ cli::CommandLine command_line(Options& o) {
   cli.option("--channel", "NAME", "pp_up_down | ph_transverse | ph_magnetic | ph_charge (default pp_up_down)",
              [&](const std::string& v) { o.channel = gt::parse_channel(v, "--channel"); });
   cli.option("--scalar", "TYPE",
-             "double (complex<double>, also z) | float (complex<float>, also c); the type of G_σ, the messages and "
-             "G_t (default double)",
+             "double (complex<double>, also z) | float (complex<float>, also c): the type of G_σ, the messages and "
+             "G_t; mixed: G_σ and the messages complex<float>, G_t complex<double>, the original's errors then "
+             "against the reference from unrounded G_σ (default double)",
              [&](const std::string& v) { o.precision = parse_precision(v); });
   cli::add_dims_options(cli, o.dims);
   cli.option("--measurements", "N", "measurements in total, over all ranks (default 64)", [&](const std::string& v) {

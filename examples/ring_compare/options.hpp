@@ -11,8 +11,9 @@
 
 namespace ring_compare {
 
-// Scalar of G_σ and G_t: complex<double> ("double") or complex<float> ("float").
-enum class Precision { double_precision, single_precision };
+// Scalar of G_σ and G_t: complex<double> ("double"), complex<float> ("float"), or G_σ complex<float>
+// and G_t complex<double> ("mixed").
+enum class Precision { double_precision, single_precision, mixed_precision };
 std::string scalar_name(Precision precision);
 
 struct Options {

@@ -55,6 +55,11 @@ struct Run {
     const std::size_t measurements = stats.measurements_run_per_rank();
     return measurements ? stats.seconds / static_cast<double>(measurements) : 0.0;
   }
+  // The G_t pass of each message at the copy rate: every measurement reads and writes all of G_t once
+  // (split over a sub-ring's ranks, which work at the same time), 2·N·sizeof(G_t scalar) bytes.
+  double floor_seconds_per_measurement(std::size_t gt_bytes, double copy_GBps) const {
+    return copy_GBps > 0 ? 2.0 * static_cast<double>(gt_bytes) / (copy_GBps * 1e9) : 0.0;
+  }
   double effective_bandwidth_GBps() const {
     return static_cast<double>(ring_size - 1) * static_cast<double>(message_bytes) / seconds_per_measurement() / 1e9;
   }
@@ -87,20 +92,23 @@ class Comparison {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
   }
 
-  template <class Scalar>
+  // Scalar: G_t's type; Message: that of G_σ and the ring's messages.
+  template <class Scalar, class Message = Scalar>
   void run_all() {
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
         check_dump_size<Scalar>(problem_);
-        if (rank_ == 0) write_dump_inputs<Scalar>(options_.dump_dir, problem_);
+        if (rank_ == 0) write_dump_inputs<Message>(options_.dump_dir, problem_);
       });
     if (!options_.trace_path.empty()) trace::start(MPI_COMM_WORLD);
-    if (options_.run_original) run_original<Scalar>();
+    copy_GBps_ = copy_rate_GBps(problem_.dims.entries() * sizeof(Scalar));
+    gt_bytes_ = problem_.dims.entries() * sizeof(Scalar);
+    if (options_.run_original) run_original<Scalar, Message>();
     const std::vector<TransportRequest> requests = resolve_transports(options_);
     schedule_ = requested_schedule(MPI_COMM_WORLD, options_.schedule);
-    for (const int ring_size : ring_sizes<Scalar>()) {
+    for (const int ring_size : ring_sizes<Scalar, Message>()) {
       const Topology topology(MPI_COMM_WORLD, ring_size);
-      for (const auto& request : requests) run_ring<Scalar>(topology, request);
+      for (const auto& request : requests) run_ring<Scalar, Message>(topology, request);
     }
     if (!options_.trace_path.empty()) {
       const std::size_t events = trace::stop_and_write(MPI_COMM_WORLD, options_.trace_path);
@@ -109,8 +117,8 @@ class Comparison {
     if (!options_.dump_dir.empty())
       collectively(MPI_COMM_WORLD, [&] {
         if (rank_ == 0)
-          write_dump_meta(options_.dump_dir, problem_, scalar_name(options_.precision), npy::descr<Scalar>(),
-                          dumped_run_);
+          write_dump_meta(options_.dump_dir, problem_, scalar_name(options_.precision), npy::descr<Message>(),
+                          npy::descr<Scalar>(), dumped_run_);
       });
   }
 
@@ -126,13 +134,13 @@ class Comparison {
   }
 
  private:
-  template <class Scalar>
+  template <class Scalar, class Message>
   std::vector<int> ring_sizes() const {
     if (!options_.ring_sizes.empty()) return options_.ring_sizes;
     RingMemoryNeeds needs;
     needs.gt_entries = problem_.dims.entries();
     needs.scalar_bytes = sizeof(Scalar);
-    needs.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    needs.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     needs.rings_per_rank = directions_of_thread(schedule_, 0).size() * static_cast<std::size_t>(schedule_.threads);
     return {resolve_ring_size(MPI_COMM_WORLD, ranks_, needs)};
   }
@@ -149,7 +157,7 @@ class Comparison {
     }
   }
 
-  template <class Scalar>
+  template <class Scalar, class Message>
   void run_original() {
     announce("original: every rank a full G_t (" + problem_.dims.describe() + "), reduced at the end");
     Run run;
@@ -158,19 +166,22 @@ class Comparison {
     run.ring = false;
     run.ring_size = 1;
     run.rings = ranks_;
-    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     run.gt_bytes_per_rank = problem_.dims.entries() * sizeof(Scalar);
     run.buffer_bytes_per_rank = run.message_bytes;
     reset_allocation_high_water();
     const std::vector<Scalar> full = [&] {
       const Phase whole_run("ringcomm::run original");
-      return gt::accumulate_original<Scalar>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
+      return gt::accumulate_original<Scalar, Message>(problem_, MPI_COMM_WORLD, &run.stats, progress_for("original"));
     }();
     run.memory = memory_json({run.gt_bytes_per_rank, run.buffer_bytes_per_rank, 0});
     const double cost = static_cast<double>(problem_.measurements) * static_cast<double>(problem_.dims.entries());
     if (cost <= kReferenceBudget) {
-      if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Scalar>(problem_));
-      run.errors_against = "serial reference";
+      // Mixed precision: against the reference from G_σ as the walker made it, before rounding to
+      // float, so that the error shown is the one mixed precision costs.
+      using Unrounded = std::conditional_t<std::is_same_v<Scalar, Message>, Message, Scalar>;
+      if (rank_ == 0) run.errors = gt::compare(full, gt::reference_gt<Unrounded>(problem_));
+      run.errors_against = std::is_same_v<Scalar, Message> ? "serial reference" : "serial reference from unrounded G_σ";
     } else {
       run.errors_against = "none: the serial reference would take too long";
     }
@@ -183,7 +194,7 @@ class Comparison {
     runs_.push_back(run);
   }
 
-  template <class Scalar>
+  template <class Scalar, class Message>
   void run_ring(const Topology& topology, const TransportRequest& request) {
     TransportContext ctx;
     ctx.world = MPI_COMM_WORLD;
@@ -196,7 +207,7 @@ class Comparison {
     Run run;
     run.ring_size = topology.ring_size();
     run.rings = topology.ring_count();
-    run.message_bytes = problem_.dims.message_entries() * sizeof(Scalar);
+    run.message_bytes = problem_.dims.message_entries() * sizeof(Message);
     reset_allocation_high_water();
     run.schedule = schedule_;
     Selection selection;
@@ -221,7 +232,8 @@ class Comparison {
     const CheckpointSettings checkpoint = checkpoint_for(run);
     {
       const Phase whole_run(trace::lasting_name("ringcomm::run " + run.transport + " S=" + std::to_string(run.ring_size)));
-      run.stats = gt::accumulate_with_ring(problem_, topology, *team, gt, ring_progress_for(run), checkpoint);
+      run.stats = gt::accumulate_with_ring<Scalar, Message>(problem_, topology, *team, gt, ring_progress_for(run),
+                                                            checkpoint);
     }
     run.memory = memory_json({gt.bytes_per_rank(), team->slots() * team->message_bytes(), team->staging_bytes()});
     run.counters = counters_json(team->counters());
@@ -311,6 +323,12 @@ class Comparison {
     r["rounds"] = run.stats.rounds;
     r["seconds"] = run.stats.seconds;
     r["seconds_per_measurement"] = run.seconds_per_measurement();
+    const double floor = run.floor_seconds_per_measurement(gt_bytes_, copy_GBps_);
+    r["copy_GBps"] = copy_GBps_;
+    r["floor_seconds_per_measurement"] = floor;
+    r["fraction_of_floor"] = floor > 0 ? run.seconds_per_measurement() / floor : 0.0;
+    r["gt_batch"] = run.stats.batch;
+    r["gt_work_bytes_per_rank"] = run.stats.work_bytes;
     r["message_bytes"] = run.message_bytes;
     r["effective_bandwidth_GBps"] = run.ring ? json::Value(run.effective_bandwidth_GBps()) : json::Value();
     r["gt_entries"] = problem_.dims.entries();
@@ -351,8 +369,8 @@ class Comparison {
   }
 
   std::string table() const {
-    report::Table t({"transport", "S", "T", "rings", "s/measurement", "eff. GB/s", "G_t/rank", "buffers/rank", "l1 error",
-                     "l2 error", "linf error"});
+    report::Table t({"transport", "S", "T", "rings", "s/measurement", "x floor", "batch", "eff. GB/s", "G_t/rank",
+                     "buffers/rank", "l1 error", "l2 error", "linf error"});
     auto error_cell = [](const Run& run, double gt::ErrorNorms::*norm) {
       return run.errors ? report::format("%.2e", (*run.errors).*norm) : std::string("-");
     };
@@ -360,6 +378,9 @@ class Comparison {
       t.add_row({run.transport, std::to_string(run.ring_size), std::to_string(run.schedule.threads),
                  std::to_string(run.rings),
                  report::format("%.3e", run.seconds_per_measurement()),
+                 report::format("%.3f", run.seconds_per_measurement() /
+                                            run.floor_seconds_per_measurement(gt_bytes_, copy_GBps_)),
+                 std::to_string(run.stats.batch),
                  run.ring ? report::format("%.3f", run.effective_bandwidth_GBps()) : "-",
                  format_bytes(static_cast<double>(run.gt_bytes_per_rank)),
                  format_bytes(static_cast<double>(run.buffer_bytes_per_rank)), error_cell(run, &gt::ErrorNorms::l1),
@@ -370,6 +391,9 @@ class Comparison {
     for (const auto& s : skipped_)
       text += "skipped " + s.transport + " (S=" + std::to_string(s.ring_size) + "): " + s.reason + "\n";
     text += "errors: the ring runs against the original; the original against the serial reference\n";
+    text += "floor: G_t read and written once per measurement at this run's copy rate (" +
+            report::format("%.1f", copy_GBps_) + " GB/s): " +
+            report::format("%.3e", Run{}.floor_seconds_per_measurement(gt_bytes_, copy_GBps_)) + " s/measurement\n";
     for (const auto& run : runs_)
       if (run.sample)
         text += "verify-sample " + run.transport + " S=" + std::to_string(run.ring_size) + ": " +
@@ -410,6 +434,8 @@ class Comparison {
         return gt::relative_tolerance("double");
       case Precision::single_precision:
         return gt::relative_tolerance("float");
+      case Precision::mixed_precision:
+        return gt::relative_tolerance("mixed");
     }
     throw Error("no tolerance for this --scalar");
   }
@@ -420,6 +446,8 @@ class Comparison {
   int rank_ = 0;
   int ranks_ = 1;
   std::vector<std::complex<double>> original_;  // rank 0
+  double copy_GBps_ = 0;    // copy_rate_GBps() of this run
+  std::size_t gt_bytes_ = 0;  // all of G_t
   std::vector<Run> runs_;
   WalkerSchedule schedule_;
   std::vector<Skipped> skipped_;
@@ -440,6 +468,8 @@ int main(int argc, char** argv) {
     const ringcomm::gt::Problem problem{options.dims, options.channel, options.seed, options.measurements};
     Comparison comparison(options, problem, text);
     if (options.precision == Precision::double_precision) comparison.run_all<Kokkos::complex<double>>();
+    else if (options.precision == Precision::mixed_precision)
+      comparison.run_all<Kokkos::complex<double>, Kokkos::complex<float>>();
     else comparison.run_all<Kokkos::complex<float>>();
     comparison.report();
     comparison.require_within_tolerance();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
@@ -80,10 +81,10 @@ std::size_t rounds(const Problem& problem, int ranks, int threads) {
   return (problem.measurements + walkers - 1) / walkers;
 }
 
-template <class Scalar>
+template <class Scalar, class MessageScalar>
 std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice,
                                    int threads) {
-  return {{"p", std::to_string(topology.world_size())},
+  std::vector<Field> shape{{"p", std::to_string(topology.world_size())},
           {"S", std::to_string(topology.ring_size())},
           {"threads", std::to_string(threads)},
           {"N", std::to_string(problem.dims.entries())},
@@ -93,16 +94,19 @@ std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topo
           {"seed", std::to_string(problem.seed)},
           {"measurements", std::to_string(problem.measurements)},
           {"slice", "[" + std::to_string(slice.begin) + ", " + std::to_string(slice.end) + ")"}};
+  // Only where it differs, so that checkpoints of one precision keep the shape they always had.
+  if (!std::is_same_v<Scalar, MessageScalar>) shape.push_back({"message scalar", ScalarLayout<MessageScalar>::name});
+  return shape;
 }
 
-template <class Scalar>
+template <class Scalar, class MessageScalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, RingTeam& team,
                               DistributedArray<Scalar>& gt, const Progress& progress,
                               const CheckpointSettings& checkpoint) {
   const MPI_Comm world = topology.world();
   check_problem(problem, world);
   const Dims& dims = problem.dims;
-  const std::size_t message_bytes = dims.message_entries() * sizeof(Scalar);
+  const std::size_t message_bytes = dims.message_entries() * sizeof(MessageScalar);
   const std::size_t ring_bytes = team.ring(0, 0).message_bytes();
   agree(world, ring_bytes == message_bytes,
         "the ring carries messages of " + std::to_string(ring_bytes) + " bytes but G_t's (" + dims.describe() +
@@ -116,17 +120,24 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
   // Threads share the slice; with one thread the faster non-atomic kernel is safe.
   const Updates updates = threads > 1 ? Updates::concurrent : Updates::exclusive;
-  std::vector<GtAccumulator<Scalar>> accumulators;
-  for (int thread = 0; thread < threads; ++thread)
-    accumulators.emplace_back(dims, problem.channel, gt.local(), gt.range(), team.exec(thread), updates);
+  std::vector<GtAccumulator<Scalar, MessageScalar>> accumulators;
   RunStats stats;
+  collectively(world, [&] {
+    stats.batch = GtAccumulator<Scalar, MessageScalar>::batch_setting(dims, problem.channel, threads);
+    for (int thread = 0; thread < threads; ++thread) {
+      accumulators.emplace_back(dims, problem.channel, gt.local(), gt.range(), team.exec(thread), updates);
+      accumulators.back().set_batch(stats.batch);
+      stats.work_bytes += accumulators.back().scratch_bytes();
+    }
+  });
   stats.rounds = rounds(problem, p, threads);
   stats.threads = threads;
 
   std::optional<Checkpoint> store;
   if (checkpoint.enabled()) {
     const Phase restore("ringcomm::checkpoint::restore");
-    store.emplace(world, checkpoint.directory, checkpoint_shape<Scalar>(problem, topology, gt.range(), threads));
+    store.emplace(world, checkpoint.directory,
+                  checkpoint_shape<Scalar, MessageScalar>(problem, topology, gt.range(), threads));
     Kokkos::fence();
     if (const auto saved = store->restore(gt.local().data(), gt.bytes_per_rank()))
       stats.first_round = static_cast<std::size_t>(std::min<std::uint64_t>(*saved, stats.rounds));
@@ -139,7 +150,7 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
   team.run(
       [&](int thread) {
         const ExecSpace& exec = team.exec(thread);
-        const GtAccumulator<Scalar>& accumulate = accumulators[static_cast<std::size_t>(thread)];
+        const GtAccumulator<Scalar, MessageScalar>& accumulate = accumulators[static_cast<std::size_t>(thread)];
         const auto consume = [&](const void* message, int origin) {
           const auto launching = team.kernel_lock();
           accumulate(message, origin);
@@ -150,11 +161,15 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
           {
             const Phase generate("ringcomm::walker::generate");
             const auto launching = team.kernel_lock();
-            walker.write<Scalar>((round * threads + thread) * p + me, ring.outgoing(), exec);
+            walker.write<MessageScalar>((round * threads + thread) * p + me, ring.outgoing(), exec);
           }
           ring.circulate(consume, exec);
           const std::size_t done = round + 1;
           if (store && (done % interval == 0 || done == stats.rounds)) {
+            {
+              const auto launching = team.kernel_lock();
+              Ring::flush(accumulate);  // a checkpoint holds every message of its rounds
+            }
             exec.fence();
             round_done.arrive_and_wait();
             if (thread == 0) {
@@ -170,21 +185,23 @@ RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, 
           }
           if (progress && me == 0 && thread == 0) progress(done, stats.rounds);
         }
+        const auto launching = team.kernel_lock();
+        Ring::flush(accumulate);
       },
       &round_done);
   stats.seconds = timer.stop();
   return stats;
 }
 
-template <class Scalar>
+template <class Scalar, class MessageScalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
                               DistributedArray<Scalar>& gt, const Progress& progress,
                               const CheckpointSettings& checkpoint) {
   RingTeam one_thread(ring);
-  return accumulate_with_ring(problem, topology, one_thread, gt, progress, checkpoint);
+  return accumulate_with_ring<Scalar, MessageScalar>(problem, topology, one_thread, gt, progress, checkpoint);
 }
 
-template <class Scalar>
+template <class Scalar, class MessageScalar>
 std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats,
                                         const Progress& progress) {
   check_problem(problem, world);
@@ -199,16 +216,17 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
   collectively(world, [&] {
     const std::size_t gt_bytes = n * sizeof(Scalar);
     if (gt_bytes / sizeof(Scalar) != n) throw Error("a full G_t of " + std::to_string(n) + " entries overflows a byte count");
-    require_fits(data_memory_kind(), gt_bytes + dims.message_entries() * sizeof(Scalar),
+    require_fits(data_memory_kind(), gt_bytes + dims.message_entries() * sizeof(MessageScalar),
                  "the original algorithm's full G_t (" + std::to_string(n) + " entries) and one message");
     gt = Kokkos::View<Scalar*>("ringcomm::gt::full G_t", n);
     gt_counted = TrackedBytes(gt_bytes);
-    message = Buffer(data_memory_kind(), dims.message_entries() * sizeof(Scalar), "ringcomm::gt::message");
+    message = Buffer(data_memory_kind(), dims.message_entries() * sizeof(MessageScalar), "ringcomm::gt::message");
   });
 
   const ExecSpace exec;
   const SyntheticWalker walker(dims, problem.seed, problem.measurements);
-  const GtAccumulator<Scalar> accumulate(dims, problem.channel, gt, SliceRange{0, n}, exec);
+  GtAccumulator<Scalar, MessageScalar> accumulate(dims, problem.channel, gt, SliceRange{0, n}, exec);
+  collectively(world, [&] { accumulate.set_batch(GtAccumulator<Scalar, MessageScalar>::batch_setting(dims, problem.channel)); });
   const std::size_t total_rounds = rounds(problem, p);
 
   // The reduction belongs to the algorithm being measured, so it is inside the timed region.
@@ -217,12 +235,13 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
     // One buffer suffices: `exec` runs the next fill after the previous accumulation.
     {
       const Phase generate("ringcomm::walker::generate");
-      walker.write<Scalar>(round * p + me, message.data(), exec);
+      walker.write<MessageScalar>(round * p + me, message.data(), exec);
     }
     const Phase consume("ringcomm::consume");
     accumulate(message.data(), 0);
     if (progress && me == 0) progress(round + 1, total_rounds);
   }
+  Ring::flush(accumulate);
   exec.fence();
   std::vector<Scalar> full(me == 0 ? n : 0);
   {
@@ -230,21 +249,29 @@ std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, 
     reduce_to_rank0(gt.data(), n, full.data(), world);
   }
   const double seconds = timer.stop();
-  if (stats != nullptr) *stats = RunStats{seconds, total_rounds};
+  if (stats != nullptr) {
+    *stats = RunStats{seconds, total_rounds};
+    stats->batch = accumulate.batch();
+    stats->work_bytes = accumulate.scratch_bytes();
+  }
   return full;
 }
 
-#define RINGCOMM_GT_INSTANTIATE(Scalar)                                                                       \
-  template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, Ring&, DistributedArray<Scalar>&, \
-                                                 const Progress&, const CheckpointSettings&);                 \
-  template RunStats accumulate_with_ring<Scalar>(const Problem&, const Topology&, RingTeam&,                  \
-                                                 DistributedArray<Scalar>&, const Progress&,                  \
-                                                 const CheckpointSettings&);                                  \
-  template std::vector<Field> checkpoint_shape<Scalar>(const Problem&, const Topology&, const SliceRange&, int); \
-  template std::vector<Scalar> accumulate_original<Scalar>(const Problem&, MPI_Comm, RunStats*, const Progress&);
+#define RINGCOMM_GT_INSTANTIATE(Scalar, MessageScalar)                                                      \
+  template RunStats accumulate_with_ring<Scalar, MessageScalar>(const Problem&, const Topology&, Ring&,       \
+                                                                DistributedArray<Scalar>&, const Progress&,   \
+                                                                const CheckpointSettings&);                   \
+  template RunStats accumulate_with_ring<Scalar, MessageScalar>(const Problem&, const Topology&, RingTeam&,   \
+                                                                DistributedArray<Scalar>&, const Progress&,   \
+                                                                const CheckpointSettings&);                   \
+  template std::vector<Field> checkpoint_shape<Scalar, MessageScalar>(const Problem&, const Topology&,        \
+                                                                      const SliceRange&, int);                \
+  template std::vector<Scalar> accumulate_original<Scalar, MessageScalar>(const Problem&, MPI_Comm, RunStats*, \
+                                                                          const Progress&);
 
-RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>)
-RINGCOMM_GT_INSTANTIATE(Kokkos::complex<float>)
+RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>, Kokkos::complex<double>)
+RINGCOMM_GT_INSTANTIATE(Kokkos::complex<float>, Kokkos::complex<float>)
+RINGCOMM_GT_INSTANTIATE(Kokkos::complex<double>, Kokkos::complex<float>)
 #undef RINGCOMM_GT_INSTANTIATE
 
 }  // namespace ringcomm::gt

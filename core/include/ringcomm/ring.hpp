@@ -96,7 +96,22 @@ class Ring {
   // Steps, bytes and host time in compute and communication since this ring was opened.
   const RingCounters& counters() const { return counters_; }
 
+  // A consume functor may hold messages back and apply several at once (gt::GtAccumulator with a
+  // batch); it then has a flush() that applies what it holds. flush(consume) calls it when there is
+  // one, and does nothing otherwise: call it wherever the results must be complete (end of the run,
+  // before checkpoints, sum_across_rings, gather or write). circulate() never flushes, so that a batch
+  // may span rounds.
+  template <class Consume>
+  static void flush(Consume& consume) {
+    if constexpr (has_flush<Consume>::value) consume.flush();
+  }
+
  private:
+  template <class T, class = void>
+  struct has_flush : std::false_type {};
+  template <class T>
+  struct has_flush<T, std::void_t<decltype(std::declval<T&>().flush())>> : std::true_type {};
+
   template <class Consume>
   void circulate_lock_step(Consume& consume, const ExecSpace& exec) {
     const Phase whole_round("ringcomm::circulate");

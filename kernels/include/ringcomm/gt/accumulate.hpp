@@ -37,6 +37,8 @@ struct RunStats {
   std::size_t rounds = 0;      // ring rounds of each thread (measurements per thread, padding included)
   int threads = 1;             // walker threads per rank
   std::size_t first_round = 0; // rounds restored from a checkpoint; the loop ran the others
+  int batch = 1;               // messages per pass over G_t (GtAccumulator::batch_setting)
+  std::size_t work_bytes = 0;  // device memory of the accumulators' work space on this rank
   std::size_t rounds_run() const { return rounds - first_round; }
   // Measurements each rank made in this run (padding included).
   std::size_t measurements_run_per_rank() const { return rounds_run() * static_cast<std::size_t>(threads); }
@@ -57,25 +59,29 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 // With checkpoint.enabled(), the run continues from the newest round saved in checkpoint.directory
 // (if any; it must come from a run of the same problem, ranks and ring size, or every rank throws),
 // and saves every checkpoint.every_rounds rounds (0: about ten times per run) and after the last.
-// Saving is part of the timed loop.
-template <class Scalar>
+// Saving is part of the timed loop. The accumulators batch messages as GtAccumulator::batch_setting
+// says; every batch is flushed before a checkpoint and at the end, so `gt` is complete on return.
+//
+// MessageScalar is the type of G_σ on the ring: Scalar, or Kokkos::complex<float> with a
+// Kokkos::complex<double> G_t (mixed precision; see GtAccumulator).
+template <class Scalar, class MessageScalar = Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, Ring& ring,
                               DistributedArray<Scalar>& gt, const Progress& progress = {},
                               const CheckpointSettings& checkpoint = {});
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 RunStats accumulate_with_ring(const Problem& problem, const Topology& topology, RingTeam& team,
                               DistributedArray<Scalar>& gt, const Progress& progress = {},
                               const CheckpointSettings& checkpoint = {});
 
 // What a checkpoint of accumulate_with_ring records as the run's shape: a restart must match it.
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 std::vector<Field> checkpoint_shape(const Problem& problem, const Topology& topology, const SliceRange& slice,
                                    int threads = 1);
 
 // Collective over `world`: every rank accumulates its measurements into a full G_t, and the sum is
 // reduced to world rank 0, which gets it (the others get an empty vector). stats->seconds includes
 // the reduction, which is part of this algorithm's cost.
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 std::vector<Scalar> accumulate_original(const Problem& problem, MPI_Comm world, RunStats* stats = nullptr,
                                         const Progress& progress = {});
 

@@ -8,9 +8,13 @@
 // the kernel reads the sign from the message itself, so nothing waits for the device. A message
 // whose sign is 0 (padding) adds nothing, whatever its G_σ slots hold.
 //
-// Instantiated for Kokkos::complex<double> and Kokkos::complex<float>.
+// Scalar is G_t's type, MessageScalar that of the messages (G_σ). Instantiated for
+// <complex<double>>, <complex<float>> and mixed precision <complex<double>, complex<float>>: G_σ in
+// single precision (half the bytes on the ring), G_t summed in double; all arithmetic is done in
+// Scalar.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "ringcomm/distributed_array.hpp"
@@ -32,33 +36,112 @@ struct DeviceTables {
 // is the default.
 enum class Updates { exclusive, concurrent };
 
-template <class Scalar>
+template <class Scalar, class MessageScalar = Scalar>
 class GtAccumulator {
  public:
   using SliceView = Kokkos::View<Scalar*>;
+  using Message = MessageScalar;
 
   // `slice` holds G_t entries [range.begin, range.end). Throws ringcomm::Error when dims are invalid
   // or the slice does not match the range.
   GtAccumulator(const Dims& dims, Channel channel, SliceView slice, SliceRange range,
                 const ExecSpace& exec = ExecSpace(), Updates updates = Updates::exclusive);
 
-  // `message`: Dims::message_entries() scalars in ExecSpace memory. `origin` (the ring position that
-  // made it) is not needed: every message carries its own G_σ and sign.
+  // `message`: Dims::message_entries() MessageScalars in ExecSpace memory. `origin` (the ring position
+  // that made it) is not needed: every message carries its own G_σ and sign. Copies of an accumulator
+  // share its work space (scratch_bytes()): use them on one execution space instance only.
   void operator()(const void* message, int origin = 0) const;
 
-  // How many exchange rows (Q,Ω) the warps of one thread block cover for the same 32 inner entries
-  // (see SliceOrder in gt_kernel.hpp): the G_σ values those entries share are then read from memory
-  // once per block instead of once per row. 1 walks one row after another. Throws ringcomm::Error
-  // outside [1, kMaxExchangeRowTile].
-  static constexpr int kMaxExchangeRowTile = 64;
+  // How many exchange rows (Q,Ω) of the same inner index and pair each thread updates (see
+  // SliceOrder in gt_kernel.hpp): the index decoding and the G_σ values that do not depend on the
+  // exchange are shared by those entries. One of 1, 2, 4, 8; anything else throws ringcomm::Error.
+  static constexpr int kMaxExchangeRowTile = 8;
 #ifdef KOKKOS_ENABLE_CUDA
-  // On an H200 tiles of 4 rows make the ph channels 1.35–1.42 × faster and leave pp as it was.
-  static constexpr int kDefaultExchangeRowTile = 4;
+  // Measured on an H200 (docs/results/README.md, "G_t kernels"): 4 rows for a complex<double> G_t,
+  // 8 for complex<float>, whose entries carry half the bytes for the same index work; 8 also for
+  // pp_up_down in double (default_exchange_row_tile).
+  static constexpr int kDefaultExchangeRowTile = sizeof(Scalar) > 8 ? 4 : 8;
 #else
-  static constexpr int kDefaultExchangeRowTile = 1;  // no gain on CPUs
+  static constexpr int kDefaultExchangeRowTile = 1;  // CPUs: one row, as before (no gain measured)
 #endif
+  // The tile a new accumulator of `channel` starts with.
+  static constexpr int default_exchange_row_tile(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+    if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
+#endif
+    (void)channel;
+    return kDefaultExchangeRowTile;
+  }
   void set_exchange_row_tile(int rows);
   int exchange_row_tile() const { return row_tile_; }
+  // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
+  // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
+  // ringcomm::Error.
+  static constexpr int kMaxExchangeRowWarps = 16;
+  static constexpr int kDefaultExchangeRowWarps = 1;
+  void set_exchange_row_warps(int warps);
+  int exchange_row_warps() const { return row_warps_; }
+
+  // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
+  // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
+  // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
+  // the copy, so they read G_σ itself by default.
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool kDefaultTransposedReads = true;
+#else
+  static constexpr bool kDefaultTransposedReads = false;
+#endif
+  void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
+  bool transposed_reads() const { return transposed_reads_; }
+
+  // Whether a pp_up_down accumulator whose messages have G_t's type applies single messages (batch 1)
+  // with the previous kernel (gt_kernel_warp_tiles.hpp: warp tiles of 4 exchange rows on CUDA, one
+  // entry per thread), which an H200 runs faster for pp_up_down in double (0.752 against 0.676 of the
+  // copy rate). Default: on for that case on CUDA builds, off otherwise. The two kernels agree to
+  // rounding. Throws ringcomm::Error when turned on for another channel or for mixed precision.
+  void set_warp_tile_kernel(bool on);
+  bool warp_tile_kernel() const { return warp_tile_kernel_; }
+  static constexpr bool default_warp_tile_kernel(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+    return channel == Channel::pp_up_down && sizeof(Scalar) > 8 && sizeof(MessageScalar) > 8;
+#else
+    (void)channel;
+    return false;
+#endif
+  }
+
+  // Batched accumulation: with a batch of B > 1 messages, each call stages its message (a device
+  // copy, with its transposed G_σ and bubble factors) and every B-th call applies the B staged
+  // messages in one pass over the slice, so G_t's memory traffic per message drops by B. The slice
+  // is then complete only after flush(), which applies what is staged: call it wherever G_t is read
+  // (ringcomm::flush_consumer does for any consume functor that has a flush()). B = 1 (the default)
+  // applies every message at once and stages nothing. Setting the batch drops anything staged and
+  // may allocate (scratch_bytes()); throws ringcomm::Error outside [1, kMaxBatch].
+  static constexpr int kMaxBatch = 64;
+  void set_batch(int messages);
+  // The batch the accumulation drivers (accumulate_with_ring, accumulate_original) use: the
+  // environment's RINGCOMM_GT_BATCH when set (1 … kMaxBatch; else ringcomm::Error), otherwise
+  // kDefaultDriverBatch on GPU builds, lowered until the work space of `accumulators` accumulators
+  // takes at most a quarter of the free device memory, and 1 on host builds (no gain measured there).
+#ifdef KOKKOS_ENABLE_CUDA
+  // H200, paper size (docs/results/h200_kernel_batches.json): 4 is fastest or within a few % of it
+  // for every channel and precision, and costs 4 staged messages of work space.
+  static constexpr int kDefaultDriverBatch = 4;
+#else
+  static constexpr int kDefaultDriverBatch = 1;
+#endif
+  static int batch_setting(const Dims& dims, Channel channel, int accumulators = 1);
+  int batch() const;
+  void flush() const;
+  // Messages staged and not yet applied.
+  int staged() const;
+
+  // Device memory this accumulator holds besides the slice, for its batch: the staged messages
+  // (B > 1), the transposed G_σ (ph channels) and the bubble factors (ph_magnetic, ph_charge), each
+  // once per staged message. Counted in allocation_stats().
+  std::size_t scratch_bytes() const;
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1,
+                                   bool transposed_reads = kDefaultTransposedReads);
 
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
@@ -66,9 +149,14 @@ class GtAccumulator {
 
  private:
   template <Channel kChannel>
-  void launch(const Scalar* message) const;
-  template <Channel kChannel, bool kAtomic>
-  void launch_with(const Scalar* message) const;
+  void launch(const Message* messages, int count) const;
+  template <Channel kChannel, bool kAtomic, int kRows>
+  void launch_with(const Message* messages, int count) const;
+  void apply(const Message* messages, int count) const;
+  void apply_with_warp_tiles(const Message* message) const;
+  void prepare(const Message* message, int slot) const;
+  void allocate_scratch(int batch);
+  struct Scratch;
 
   Dims dims_;
   Channel channel_;
@@ -79,6 +167,10 @@ class GtAccumulator {
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
   int row_tile_ = kDefaultExchangeRowTile;
+  int row_warps_ = kDefaultExchangeRowWarps;
+  bool warp_tile_kernel_ = false;
+  bool transposed_reads_ = kDefaultTransposedReads;
+  std::shared_ptr<Scratch> scratch_;
 };
 
 }  // namespace ringcomm::gt

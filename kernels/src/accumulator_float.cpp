@@ -1,0 +1,3 @@
+#include "accumulator_impl.hpp"
+
+template class ringcomm::gt::GtAccumulator<Kokkos::complex<float>>;

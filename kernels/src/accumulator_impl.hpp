@@ -1,0 +1,383 @@
+#pragma once
+// GtAccumulator's member definitions, instantiated once per precision by accumulator_<precision>.cpp
+// (one translation unit each, so that device compilers build them in parallel).
+#include "ringcomm/gt/accumulator.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include "gt_kernel.hpp"
+#include "gt_kernel_warp_tiles.hpp"
+#include "ringcomm/error.hpp"
+#include "ringcomm/memory.hpp"
+#include "ringcomm/settings.hpp"
+
+namespace ringcomm::gt {
+
+namespace {  // one copy per translation unit
+
+Kokkos::View<const int*> to_device(const std::vector<int>& values, const std::string& label) {
+  Kokkos::View<int*> device(label, values.size());
+  const Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values.data(),
+                                                                                                   values.size());
+  Kokkos::deep_copy(device, host);
+  return device;
+}
+
+std::uint64_t inner_size_of(const Dims& dims) {
+  const auto nb = static_cast<std::uint64_t>(dims.nb);
+  return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+}
+
+detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_thread, int row_warps) {
+  const std::uint64_t inner_size = inner_size_of(dims);
+  const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+  constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
+  detail::SliceOrder order{};
+  order.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
+  order.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));
+  order.shape.nq = FastDivisor(static_cast<std::uint32_t>(dims.NQ()));
+  order.shape.pair_size = FastDivisor(static_cast<std::uint32_t>(pair_size));
+  order.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
+  order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
+  order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
+  order.rows_per_thread = static_cast<std::uint32_t>(rows_per_thread);
+  const std::uint64_t row_size = inner_size * pair_size;
+  const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
+  const std::uint64_t end_row = range.end / row_size;
+  if (first_row < end_row) {
+    const std::uint64_t rows = end_row - first_row;
+    const std::uint64_t per_tile = static_cast<std::uint64_t>(rows_per_thread) * static_cast<std::uint64_t>(row_warps);
+    const std::uint64_t chunks = (inner_size + chunk - 1) / chunk;
+    const std::uint64_t tiles = (rows + per_tile - 1) / per_tile;
+    order.first_row = static_cast<std::uint32_t>(first_row);
+    order.row_count = static_cast<std::uint32_t>(rows);
+    order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
+    order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
+    order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
+    order.head_count = first_row * row_size - range.begin;
+    order.body_count = rows * row_size;
+    order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pair_size;
+  } else {
+    order.head_count = range.size();
+  }
+  return order;
+}
+
+// Entries per side of the bubble factor table: nb²·Nc·2n per exchange.
+std::size_t factors_per_exchange(const Dims& dims) {
+  return static_cast<std::size_t>(dims.nb) * dims.nb * dims.Nc() * dims.n_freq;
+}
+
+bool has_bubble(Channel channel) { return channel == Channel::ph_magnetic || channel == Channel::ph_charge; }
+
+}  // namespace
+
+// Work space: per staged message (slot) its G_σ^T (ph channels) and bubble factors, and with a batch
+// of B > 1 the staged messages themselves. Shared by copies of the accumulator.
+template <class Scalar, class MessageScalar>
+struct GtAccumulator<Scalar, MessageScalar>::Scratch {
+  int batch = 1;
+  int staged = 0;  // slots filled and not yet applied
+  Kokkos::View<MessageScalar*> messages;
+  Kokkos::View<MessageScalar*> transposed;
+  Kokkos::View<Scalar*> factors;
+  TrackedBytes counted;
+};
+
+// Scalars of one slot's transposed G_σ (both spins) and bubble factors.
+inline std::size_t transposed_entries(const Dims& dims, Channel channel, bool transposed_reads) {
+  return channel == Channel::pp_up_down || !transposed_reads
+             ? 0
+             : 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M());
+}
+inline std::size_t factor_entries(const Dims& dims, Channel channel) {
+  return has_bubble(channel) ? 2 * factors_per_exchange(dims) * dims.NQ() * dims.NOmega() : 0;
+}
+
+template <class Scalar, class MessageScalar>
+std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel, int batch,
+                                                                bool transposed_reads) {
+  const auto slots = static_cast<std::size_t>(std::max(batch, 1));
+  const std::size_t staged = batch > 1 ? dims.message_entries() * sizeof(MessageScalar) : 0;
+  return slots * (staged + transposed_entries(dims, channel, transposed_reads) * sizeof(MessageScalar) +
+                  factor_entries(dims, channel) * sizeof(Scalar));
+}
+
+template <class Scalar, class MessageScalar>
+std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes() const {
+  return scratch_bytes(dims_, channel_, scratch_->batch, transposed_reads_);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
+  scratch_.reset();  // the old work space goes before the new one comes
+  auto scratch = std::make_shared<Scratch>();
+  scratch->batch = batch;
+  const auto slots = static_cast<std::size_t>(batch);
+  const auto uninitialized = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
+  if (batch > 1)
+    scratch->messages =
+        Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::staged messages"), slots * dims_.message_entries());
+  if (const std::size_t n = transposed_entries(dims_, channel_, transposed_reads_))
+    scratch->transposed = Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::transposed G"), slots * n);
+  if (const std::size_t n = factor_entries(dims_, channel_))
+    scratch->factors = Kokkos::View<Scalar*>(uninitialized("ringcomm::gt::bubble factors"), slots * n);
+  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch, transposed_reads_));
+  scratch_ = std::move(scratch);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_batch(int messages) {
+  if (messages < 1 || messages > kMaxBatch)
+    throw Error("GtAccumulator: a batch must hold between 1 and " + std::to_string(kMaxBatch) + " messages, not " +
+                std::to_string(messages));
+  exec_.fence();  // kernels still reading the old work space
+  allocate_scratch(messages);
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::batch_setting(const Dims& dims, Channel channel, int accumulators) {
+  if (const auto text = settings::env("RINGCOMM_GT_BATCH"))
+    return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_GT_BATCH", 1, kMaxBatch));
+  int batch = kDefaultDriverBatch;
+  if (batch > 1) {
+    const std::size_t budget = query_memory(data_memory_kind()).free_bytes / 4;
+    const auto holders = static_cast<std::size_t>(std::max(accumulators, 1));
+    while (batch > 1 && holders * scratch_bytes(dims, channel, batch) > budget) batch /= 2;
+  }
+  return batch;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_transposed_reads(bool on) {
+  if (on == transposed_reads_) return;
+  exec_.fence();  // kernels still reading the old work space
+  transposed_reads_ = on;
+  allocate_scratch(scratch_->batch);
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::batch() const {
+  return scratch_->batch;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::staged() const {
+  return scratch_->staged;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::flush() const {
+  if (scratch_->staged > 0) apply(scratch_->messages.data(), scratch_->staged);
+}
+
+template <class Scalar, class MessageScalar>
+GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel channel, SliceView slice,
+                                                    SliceRange range, const ExecSpace& exec, Updates updates)
+    : dims_(dims), channel_(channel), slice_(slice), range_(range), exec_(exec), updates_(updates),
+      label_("ringcomm::gt::" + to_string(channel)) {
+  dims.validate();
+  const std::size_t n = dims.entries();
+  if (range.begin > range.end || range.end > n)
+    throw Error("G_t slice [" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
+                ") is not inside G_t's " + std::to_string(n) + " entries (" + dims.describe() + ")");
+  if (slice.extent(0) != range.size())
+    throw Error("G_t slice view holds " + std::to_string(slice.extent(0)) + " entries but its range holds " +
+                std::to_string(range.size()));
+  constexpr std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
+  if (inner_size_of(dims) > limit || n / inner_size_of(dims) > limit)
+    throw Error("G_t shape " + dims.describe() + " is too large for the kernel's 32-bit index parts "
+                "(nb^4*Nc*2n and Nc*2n*N_Q*N_Omega must each stay below 2^32)");
+  const ClusterTables cluster = make_cluster_tables(dims.Lx, dims.Ly);
+  tables_.add = to_device(cluster.add, "ringcomm::gt::add");
+  tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
+  tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
+  tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
+  row_tile_ = default_exchange_row_tile(channel);
+  warp_tile_kernel_ = default_warp_tile_kernel(channel);
+  allocate_scratch(1);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::operator()(const void* message, int /*origin*/) const {
+  if (message == nullptr) throw Error("GtAccumulator: the message is null");
+  if (range_.size() == 0) return;
+  const auto* scalars = static_cast<const MessageScalar*>(message);
+  Scratch& scratch = *scratch_;
+  if (scratch.batch == 1) {
+    if (warp_tile_kernel_) return apply_with_warp_tiles(scalars);
+    prepare(scalars, 0);
+    return apply(scalars, 1);
+  }
+  const int slot = scratch.staged;
+  prepare(scalars, slot);
+  const std::size_t entries = dims_.message_entries();
+  const auto first = static_cast<std::size_t>(slot) * entries;
+  const Kokkos::View<const MessageScalar*, Kokkos::MemoryUnmanaged> source(scalars, entries);
+  Kokkos::deep_copy(exec_, Kokkos::subview(scratch.messages, std::make_pair(first, first + entries)), source);
+  if (++scratch.staged == scratch.batch) flush();
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::apply(const MessageScalar* messages, int count) const {
+  scratch_->staged = 0;
+  switch (channel_) {
+    case Channel::pp_up_down: return launch<Channel::pp_up_down>(messages, count);
+    case Channel::ph_transverse: return launch<Channel::ph_transverse>(messages, count);
+    case Channel::ph_magnetic: return launch<Channel::ph_magnetic>(messages, count);
+    case Channel::ph_charge: return launch<Channel::ph_charge>(messages, count);
+  }
+  throw Error("GtAccumulator: unknown channel " + std::to_string(static_cast<int>(channel_)));
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_warp_tile_kernel(bool on) {
+  if (on && (channel_ != Channel::pp_up_down || !std::is_same_v<Scalar, MessageScalar>))
+    throw Error("GtAccumulator: the warp-tile kernel is kept for pp_up_down with messages of G_t's type only, not " +
+                to_string(channel_) + (std::is_same_v<Scalar, MessageScalar> ? "" : " in mixed precision"));
+  warp_tile_kernel_ = on;
+}
+
+// One message with the previous kernel (pp_up_down, Scalar == MessageScalar only; see
+// set_warp_tile_kernel), set up as it was set up before.
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::apply_with_warp_tiles(const MessageScalar* message) const {
+  if constexpr (std::is_same_v<Scalar, MessageScalar>) {
+#ifdef KOKKOS_ENABLE_CUDA
+    constexpr int kRowTile = 4;  // the previous default on CUDA
+#else
+    constexpr int kRowTile = 1;
+#endif
+    const auto launch = [&](auto kernel) {
+      const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
+      using Kernel = decltype(kernel);
+      kernel.slice = slice_;
+      kernel.order = detail::warp_tiles::slice_order(dims_, range_, kRowTile);
+      kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), dims_.M()};
+      kernel.tables = tables_;
+      kernel.n_freq = dims_.n_freq;
+      kernel.up = typename Kernel::MessageView(message, g_size);
+      kernel.down = typename Kernel::MessageView(message + g_size, g_size);
+      kernel.sign = typename Kernel::MessageView(message + 2 * g_size, 1);
+      Kokkos::parallel_for(label_,
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               exec_, 0, static_cast<std::int64_t>(kernel.order.threads(range_.size()))),
+                           kernel);
+    };
+    if (updates_ == Updates::concurrent) launch(detail::warp_tiles::ChannelKernel<Scalar, Channel::pp_up_down, true>{});
+    else launch(detail::warp_tiles::ChannelKernel<Scalar, Channel::pp_up_down, false>{});
+  } else {
+    (void)message;
+    throw Error("GtAccumulator: no warp-tile kernel for mixed precision");
+  }
+}
+
+// Writes slot `slot`'s G_σ^T and bubble factors from `message`.
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message, int slot) const {
+  const int m = dims_.M();
+  const auto g_entries = static_cast<std::size_t>(m) * static_cast<std::size_t>(m);
+  const detail::MessageView<MessageScalar> g(message, 2 * g_entries);
+  if (channel_ != Channel::pp_up_down && transposed_reads_) {
+    using Transpose = detail::TransposeKernel<MessageScalar>;
+    const int tiles = (m + Transpose::kTile - 1) / Transpose::kTile;
+    const std::size_t n = transposed_entries(dims_, channel_, true), first = n * static_cast<std::size_t>(slot);
+    const Transpose transpose{g, Kokkos::subview(scratch_->transposed, std::make_pair(first, first + n)), m, tiles};
+    Kokkos::TeamPolicy<ExecSpace> policy(exec_, 2 * tiles * tiles, Kokkos::AUTO);
+    Kokkos::parallel_for(label_ + "::transpose", policy.set_scratch_size(0, Kokkos::PerTeam(Transpose::scratch_bytes())),
+                         transpose);
+  }
+  if (has_bubble(channel_)) {
+    const std::size_t n = factor_entries(dims_, channel_), first = n * static_cast<std::size_t>(slot);
+    const auto launch_factors = [&](auto kernel) {
+      kernel.factors = Kokkos::subview(scratch_->factors, std::make_pair(first, first + n));
+      kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(m)};
+      kernel.tables = tables_;
+      kernel.up = detail::MessageView<MessageScalar>(message, g_entries);
+      kernel.down = detail::MessageView<MessageScalar>(message + g_entries, g_entries);
+      kernel.n_freq = dims_.n_freq;
+      kernel.nq = dims_.NQ();
+      kernel.per_side = static_cast<std::int64_t>(factors_per_exchange(dims_));
+      Kokkos::parallel_for(label_ + "::factors",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                               exec_, 0, static_cast<std::int64_t>(n)),
+                           kernel);
+    };
+    if (channel_ == Channel::ph_magnetic) launch_factors(detail::FactorKernel<Scalar, MessageScalar, true>{});
+    else launch_factors(detail::FactorKernel<Scalar, MessageScalar, false>{});
+  }
+}
+
+template <class Scalar, class MessageScalar>
+template <Channel kChannel>
+void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
+  // Concurrent updates are atomic and rarely the limit: one tile size for them.
+  if (updates_ == Updates::concurrent) return launch_with<kChannel, true, kDefaultExchangeRowTile>(messages, count);
+  switch (row_tile_) {
+    case 1: return launch_with<kChannel, false, 1>(messages, count);
+    case 2: return launch_with<kChannel, false, 2>(messages, count);
+    case 4: return launch_with<kChannel, false, 4>(messages, count);
+    default: return launch_with<kChannel, false, 8>(messages, count);
+  }
+}
+
+// One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
+// of the work space).
+template <class Scalar, class MessageScalar>
+template <Channel kChannel, bool kAtomic, int kRows>
+void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
+  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows>;
+  const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
+  const std::size_t stride = dims_.message_entries();
+  const auto slots = static_cast<std::size_t>(count);
+  Kernel kernel;
+  kernel.slice = slice_;
+  kernel.order = slice_order(dims_, range_, kRows, row_warps_);
+  kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
+  kernel.tables = tables_;
+  kernel.n_freq = dims_.n_freq;
+  kernel.messages = detail::MessageView<MessageScalar>(messages, slots * stride);
+  kernel.message_stride = stride;
+  kernel.count = count;
+  kernel.g_size = g_size;
+  kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads_;
+  if (kernel.transposed) {
+    kernel.cross = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);
+    kernel.cross_stride = 2 * g_size;
+  } else {
+    kernel.cross = kernel.messages;
+    kernel.cross_stride = stride;
+  }
+  if constexpr (Kernel::kBubble) {
+    const std::size_t per_slot = factor_entries(dims_, channel_);
+    kernel.factors = typename Kernel::FactorView(scratch_->factors.data(), slots * per_slot);
+    kernel.factor_stride = static_cast<std::uint32_t>(factors_per_exchange(dims_));
+    kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
+    kernel.factor_message = per_slot;
+  }
+  Kokkos::parallel_for(label_,
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                           exec_, 0, static_cast<std::int64_t>(kernel.order.threads(range_.size()))),
+                       kernel);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_warps(int warps) {
+  if (warps < 1 || warps > kMaxExchangeRowWarps)
+    throw Error("GtAccumulator: exchange rows may be spread over 1 to " + std::to_string(kMaxExchangeRowWarps) +
+                " warps, not " + std::to_string(warps));
+  row_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_tile(int rows) {
+  if (rows != 1 && rows != 2 && rows != 4 && rows != 8)
+    throw Error("GtAccumulator: an exchange row tile must hold 1, 2, 4 or 8 rows, not " + std::to_string(rows));
+  row_tile_ = rows;
+}
+
+}  // namespace ringcomm::gt

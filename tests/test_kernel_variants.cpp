@@ -1,0 +1,283 @@
+// GtAccumulator's kernel variants (rows per thread, warps per row tile, transposed reads), batched
+// accumulation and mixed precision (G_σ complex<float>, G_t complex<double>), against the serial
+// reference and each other, on slices that begin and end inside exchange rows.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ringcomm/collective.hpp"
+#include "ringcomm/registry.hpp"
+#include "ringcomm/ringcomm.hpp"
+#include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/walker.hpp"
+
+namespace {
+
+using namespace ringcomm;
+using namespace ringcomm::gt;
+using ringcomm::gt::Channel;
+using ZDouble = Kokkos::complex<double>;
+using ZFloat = Kokkos::complex<float>;
+
+const Channel kAllChannels[] = {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_magnetic,
+                                Channel::ph_charge};
+
+// Non-square cluster, non-zero momentum, unsorted frequencies with E = 2 (as test_kernels).
+Problem small_problem(int nb, Channel channel, std::size_t measurements) {
+  Problem problem;
+  problem.dims.nb = nb;
+  problem.dims.Lx = 3;
+  problem.dims.Ly = 2;
+  problem.dims.n_freq = 4;
+  problem.dims.exchange_momenta = {0, 4};
+  problem.dims.exchange_frequencies = {2, 0};
+  problem.channel = channel;
+  problem.seed = 77;
+  problem.measurements = measurements;
+  return problem;
+}
+
+struct Outcome {
+  std::vector<ZDouble> gt;               // widened to double
+  std::vector<int> staged_before_flush;  // per slice
+};
+
+// Every measurement, then one padding message whose G_σ slots hold NaN, through an accumulator of
+// `batch` messages per slice; flushes at the end.
+std::vector<SliceRange> uneven_slices(std::size_t n) {
+  return {{0, n / 3}, {n / 3, n / 2 + 1}, {n / 2 + 1, n}};
+}
+
+struct Variant {
+  int rows = 1;
+  int warps = 1;
+  bool transposed = true;
+  bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
+};
+
+template <class Scalar, class Message>
+Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int batch, Variant variant = {}) {
+  const Dims& dims = problem.dims;
+  const SyntheticWalker walker(dims, problem.seed, problem.measurements);
+  const std::size_t bytes = dims.message_entries() * sizeof(Message);
+  Buffer message(data_memory_kind(), bytes, "test message");
+  Outcome out;
+  out.gt.resize(dims.entries());
+  for (const SliceRange& range : ranges) {
+    Kokkos::View<Scalar*> slice("test slice", range.size());
+    GtAccumulator<Scalar, Message> accumulate(dims, problem.channel, slice, range);
+    accumulate.set_batch(batch);
+    accumulate.set_exchange_row_tile(variant.rows);
+    accumulate.set_exchange_row_warps(variant.warps);
+    accumulate.set_transposed_reads(variant.transposed);
+    accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
+    for (std::size_t id = 0; id <= problem.measurements; ++id) {
+      if (id == problem.measurements) {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const std::vector<Message> garbage(dims.message_entries(), Message(nan, nan));
+        copy_bytes(message.data(), data_memory_kind(), garbage.data(), MemoryKind::host, bytes);
+      }
+      walker.write<Message>(id, message.data());  // for the padding id: the sign 0 only
+      accumulate(message.data(), 0);
+      Kokkos::fence();  // the next message overwrites the buffer
+    }
+    out.staged_before_flush.push_back(accumulate.staged());
+    Ring::flush(accumulate);
+    EXPECT_EQ(accumulate.staged(), 0);
+    Kokkos::fence();
+    std::vector<Scalar> part(range.size());
+    copy_bytes(part.data(), MemoryKind::host, slice.data(), data_memory_kind(), part.size() * sizeof(Scalar));
+    for (std::size_t i = 0; i < part.size(); ++i) out.gt[range.begin + i] = ZDouble(part[i].real(), part[i].imag());
+  }
+  return out;
+}
+
+std::vector<std::complex<double>> compare_input(const std::vector<ZDouble>& values) {
+  std::vector<std::complex<double>> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = {values[i].real(), values[i].imag()};
+  return out;
+}
+
+double largest_error(const std::vector<ZDouble>& result, const std::vector<std::complex<double>>& reference) {
+  const ErrorNorms e = compare(result, reference);
+  return std::max({e.l1, e.l2, e.linf});
+}
+
+// Rows per thread, warps per tile and where G_σ is read from change which thread updates which entry,
+// never the arithmetic: the same bits, also with more exchange rows (here 6) than a tile covers and
+// inner indices (24 for nb = 1) that leave lanes idle.
+TEST(Variants, ChangeNoBit) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 3);
+      problem.dims.exchange_momenta = {0, 4, 1};
+      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+      const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
+      for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
+                              Variant{8, 3, false}, Variant{1, 16, true}}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                     ", warps " + std::to_string(v.warps) + (v.transposed ? ", G^T" : ", G"));
+        const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
+        EXPECT_EQ(std::memcmp(other.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
+        // One slice: all six rows whole, several tiles.
+        const std::vector<ZDouble> whole = run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
+        EXPECT_EQ(std::memcmp(whole.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
+      }
+    }
+}
+
+// The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
+// default kernel, alone and next to batches (which it leaves to the default kernel).
+TEST(Variants, WarpTileKernelMatchesTheReference) {
+  for (const int nb : {1, 2}) {
+    const Problem problem = small_problem(nb, Channel::pp_up_down, 5);
+    const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+    const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+    for (const int batch : {1, 3}) {
+      SCOPED_TRACE("nb " + std::to_string(nb) + ", batch " + std::to_string(batch));
+      const Outcome tiles = run<ZDouble, ZDouble>(problem, slices, batch, {1, 1, true, true});
+      EXPECT_LE(largest_error(tiles.gt, reference), 1e-12);
+      const Outcome rows = run<ZDouble, ZDouble>(problem, slices, batch, {4, 1, true, false});
+      EXPECT_LE(largest_error(tiles.gt, compare_input(rows.gt)), 1e-12);
+    }
+    const Outcome single = run<ZFloat, ZFloat>(problem, slices, 1, {1, 1, true, true});
+    EXPECT_LE(largest_error(single.gt, reference_gt<ZFloat>(problem)), 5e-6);
+  }
+  const Dims dims = small_problem(1, Channel::ph_magnetic, 1).dims;
+  Kokkos::View<ZDouble*> slice("slice", dims.entries());
+  GtAccumulator<ZDouble> magnetic(dims, Channel::ph_magnetic, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(magnetic.set_warp_tile_kernel(true), Error);
+  GtAccumulator<ZDouble, ZFloat> mixed(dims, Channel::pp_up_down, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(mixed.set_warp_tile_kernel(true), Error);
+  EXPECT_FALSE(mixed.warp_tile_kernel());
+}
+
+TEST(Variants, SettingsOutOfRangeThrow) {
+  const Problem problem = small_problem(1, Channel::pp_up_down, 1);
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  GtAccumulator<ZDouble> accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
+  EXPECT_THROW(accumulate.set_exchange_row_warps(0), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_warps(GtAccumulator<ZDouble>::kMaxExchangeRowWarps + 1), Error);
+  accumulate.set_exchange_row_warps(3);
+  EXPECT_EQ(accumulate.exchange_row_warps(), 3);
+}
+
+// 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
+// apply them, and a batch holding the NaN padding must add nothing. Summation order changes with the
+// batch, so the bound is the one of double precision rounding, not bit equality.
+TEST(Batches, MatchTheReferenceAndKeepNothingAfterFlush) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      const Problem problem = small_problem(nb, channel, 5);
+      const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+      for (const int batch : {1, 2, 3, 4}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", batch " + std::to_string(batch));
+        const Outcome out = run<ZDouble, ZDouble>(problem, uneven_slices(problem.dims.entries()), batch);
+        EXPECT_LE(largest_error(out.gt, reference), 1e-12);
+        for (const int staged : out.staged_before_flush) EXPECT_EQ(staged, batch == 1 ? 0 : 6 % batch);
+      }
+    }
+}
+
+TEST(Batches, UnflushedMessagesAreMissing) {
+  const Problem problem = small_problem(1, Channel::ph_magnetic, 3);
+  const Dims& dims = problem.dims;
+  Kokkos::View<ZDouble*> slice("slice", dims.entries());
+  GtAccumulator<ZDouble> accumulate(dims, problem.channel, slice, SliceRange{0, dims.entries()});
+  accumulate.set_batch(4);
+  const SyntheticWalker walker(dims, problem.seed, problem.measurements);
+  Buffer message(data_memory_kind(), dims.message_entries() * sizeof(ZDouble), "message");
+  for (std::size_t id = 0; id < 3; ++id) {
+    walker.write<ZDouble>(id, message.data());
+    accumulate(message.data(), 0);
+    Kokkos::fence();
+  }
+  const auto norm = [&] {
+    std::vector<ZDouble> host(dims.entries());
+    copy_bytes(host.data(), MemoryKind::host, slice.data(), data_memory_kind(), host.size() * sizeof(ZDouble));
+    double sum = 0;
+    for (const ZDouble& v : host) sum += std::abs(v.real()) + std::abs(v.imag());
+    return sum;
+  };
+  EXPECT_EQ(accumulate.staged(), 3);
+  EXPECT_EQ(norm(), 0.0);
+  accumulate.flush();
+  Kokkos::fence();
+  EXPECT_GT(norm(), 0.0);
+}
+
+TEST(Batches, SettingsAreCheckedAndCounted) {
+  const Problem problem = small_problem(2, Channel::ph_charge, 1);
+  const Dims& dims = problem.dims;
+  Kokkos::View<ZDouble*> slice("slice", dims.entries());
+  GtAccumulator<ZDouble, ZFloat> accumulate(dims, problem.channel, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(accumulate.set_batch(0), Error);
+  EXPECT_THROW(accumulate.set_batch(GtAccumulator<ZDouble>::kMaxBatch + 1), Error);
+  const std::size_t one = accumulate.scratch_bytes();
+  const std::size_t live = allocation_stats().live_bytes;
+  accumulate.set_batch(3);
+  EXPECT_EQ(accumulate.batch(), 3);
+  // Three slots of G_σ^T and bubble factors, plus three staged messages.
+  EXPECT_EQ(accumulate.scratch_bytes(), 3 * one + 3 * dims.message_entries() * sizeof(ZFloat));
+  EXPECT_EQ(allocation_stats().live_bytes, live - one + accumulate.scratch_bytes());
+  EXPECT_EQ(GtAccumulator<ZDouble>::scratch_bytes(dims, Channel::pp_up_down, 1), 0u);
+
+  ::setenv("RINGCOMM_GT_BATCH", "5", 1);
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::batch_setting(dims, problem.channel)), 5);
+  ::setenv("RINGCOMM_GT_BATCH", "0", 1);
+  EXPECT_THROW((GtAccumulator<ZDouble, ZFloat>::batch_setting(dims, problem.channel)), Error);
+  ::unsetenv("RINGCOMM_GT_BATCH");
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::batch_setting(dims, problem.channel)),
+            (GtAccumulator<ZDouble, ZFloat>::kDefaultDriverBatch));
+}
+
+// Mixed precision sums in double: against the reference from the same float-rounded G_σ it agrees to
+// double precision; against the reference from unrounded G_σ its error is the rounding of G_σ to
+// float, which must stay below 5e-7.
+TEST(MixedPrecision, SumsInDoubleFromFloatMessages) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels)
+      for (const int batch : {1, 3}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", batch " + std::to_string(batch));
+        const Problem problem = small_problem(nb, channel, 5);
+        const Outcome out = run<ZDouble, ZFloat>(problem, uneven_slices(problem.dims.entries()), batch);
+        EXPECT_LE(largest_error(out.gt, reference_gt<ZFloat>(problem)), 1e-12);
+        const double error = largest_error(out.gt, reference_gt<ZDouble>(problem));
+        EXPECT_LE(error, 5e-7);
+        EXPECT_GT(error, 1e-10);  // the messages really were rounded to float
+      }
+}
+
+// The drivers: accumulate_with_ring and accumulate_original in mixed precision, batched through
+// RINGCOMM_GT_BATCH, against the reference of the rounded G_σ.
+TEST(MixedPrecision, DriversBatchAndFlush) {
+  const Problem problem = small_problem(2, Channel::ph_magnetic, 7);
+  const std::vector<std::complex<double>> reference = reference_gt<ZFloat>(problem);
+  ::setenv("RINGCOMM_GT_BATCH", "3", 1);
+  const std::vector<ZDouble> original = accumulate_original<ZDouble, ZFloat>(problem, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) EXPECT_LE(largest_error(original, reference), 1e-12);
+
+  const Topology topology(MPI_COMM_WORLD, comm_size(MPI_COMM_WORLD));
+  const std::size_t bytes = problem.dims.message_entries() * sizeof(ZFloat);
+  // The transport RINGCOMM_TRANSPORT or `auto` picks: mpi on CPUs, a device-memory one on GPUs.
+  const Selection selection = select_transport(requested_transport(), TransportContext{MPI_COMM_WORLD, data_memory_kind()});
+  Ring ring(*selection.transport, topology, bytes);
+  DistributedArray<ZDouble> gt(topology, problem.dims.entries());
+  const RunStats stats = accumulate_with_ring<ZDouble, ZFloat>(problem, topology, ring, gt);
+  ::unsetenv("RINGCOMM_GT_BATCH");
+  EXPECT_EQ(stats.batch, 3);
+  EXPECT_GT(stats.work_bytes, 0u);
+  const std::vector<ZDouble> full = gt.gather();
+  if (rank == 0) EXPECT_LE(largest_error(full, reference), 1e-12);
+}
+
+}  // namespace
