@@ -131,7 +131,7 @@ void NeighbourMessages::check_step(Slot slot, const char* what, int from) const 
 Stall channel_stall(const ChannelSpec& spec, std::uint64_t step, std::string waiting_for, int peer,
                     std::size_t bytes_outstanding) {
   return Stall{"cuda_ipc", std::move(waiting_for), spec.id, peer, bytes_outstanding,
-               "step " + std::to_string(step) + " of this channel"};
+               "step " + std::to_string(step) + " of this channel", {}};
 }
 
 }  // namespace ringcomm::cuda_ipc_backend

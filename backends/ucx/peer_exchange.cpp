@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
 
 namespace ringcomm::ucx_backend {
@@ -81,11 +82,10 @@ PeerInfo decode(const std::string& bytes) {
 
 std::string send_receive(MPI_Comm comm, const std::string& mine, int to, int from, int tag) {
   unsigned long long my_length = mine.size(), their_length = 0;
-  MPI_Sendrecv(&my_length, 1, MPI_UNSIGNED_LONG_LONG, to, tag, &their_length, 1, MPI_UNSIGNED_LONG_LONG,
-               from, tag, comm, MPI_STATUS_IGNORE);
+  sendrecv(&my_length, 1, MPI_UNSIGNED_LONG_LONG, to, &their_length, 1, MPI_UNSIGNED_LONG_LONG, from, tag, comm);
   std::string theirs(their_length, '\0');
-  MPI_Sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, to, tag, theirs.data(),
-               static_cast<int>(theirs.size()), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+  sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, to, theirs.data(), static_cast<int>(theirs.size()),
+           MPI_BYTE, from, tag, comm);
   return theirs;
 }
 

@@ -36,6 +36,7 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
       stream_ordered_(transport.capabilities().stream_ordered),
       direction_(options.direction),
       schedule_(options.schedule) {
+  const PhaseScope phase("set-up");
   const int channel_id = options.channel_id;
   check_identical(topology.world(),
                   {{"message bytes", std::to_string(message_bytes)},

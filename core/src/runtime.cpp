@@ -9,6 +9,7 @@
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/phase.hpp"
 #include "ringcomm/watchdog.hpp"
 
 namespace ringcomm {
@@ -22,6 +23,10 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
   // Set before MPI or Kokkos can create a context; a value the user chose is kept.
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 #endif
+  // MPI_Init_thread waits for every rank the launcher started; a rank that never comes would hold
+  // the others there, silently, for good.
+  const PhaseScope phase("start-up");
+  const BlockingCallWatch watch("MPI_Init_thread and Kokkos::initialize");
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
@@ -36,6 +41,9 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
 }
 
 Runtime::~Runtime() {
+  // MPI_Finalize synchronises with the other ranks too.
+  const PhaseScope phase("shut-down");
+  const BlockingCallWatch watch("Kokkos::finalize and MPI_Finalize");
   if (owns_kokkos_) Kokkos::finalize();
   if (owns_mpi_) MPI_Finalize();
 }

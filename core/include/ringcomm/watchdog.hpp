@@ -27,12 +27,13 @@ double timeout_setting();
 
 // What a wait was waiting for, for the message of its TimeoutError.
 struct Stall {
-  std::string transport;    // "mpi", "host", "ucx", "nccl"
+  std::string transport;    // "mpi", "host", "ucx", "nccl"; empty for a wait outside ring steps
   std::string waiting_for;  // e.g. "the message from the left neighbour"
   int channel = -1;         // ChannelSpec::id
   int peer = -1;            // the neighbour's position in the sub-ring; -1: not one peer
   std::size_t bytes_outstanding = 0;  // 0: not known (left out of the message)
   std::string detail;       // anything else that helps (which requests are still pending, …)
+  std::string phase;        // phase.hpp's name ("ring-step", "reduction" …); empty: not known
 };
 
 class TimeoutError : public Error {
@@ -43,7 +44,12 @@ class TimeoutError : public Error {
   double seconds() const { return seconds_; }
   const std::string& ring_context() const { return ring_context_; }
   // The same error, placed in the ring (sub-ring, step, position); see Ring::circulate.
-  TimeoutError in_ring(const std::string& ring_context) const { return TimeoutError(stall_, seconds_, ring_context); }
+  // Named phase "ring-step" unless the stall names another.
+  TimeoutError in_ring(const std::string& ring_context) const {
+    Stall stall = stall_;
+    if (stall.phase.empty()) stall.phase = "ring-step";
+    return TimeoutError(stall, seconds_, ring_context);
+  }
 
  private:
   Stall stall_;
