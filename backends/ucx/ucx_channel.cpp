@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "peer_exchange.hpp"
+#include "ringcomm/mpi_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
 #include "ucx_memory.hpp"
@@ -68,7 +69,9 @@ std::size_t put_chunk_setting() {
 // one collective at setup and teardown.
 class PrivateComm {
  public:
-  explicit PrivateComm(MPI_Comm parent) { MPI_Comm_dup(parent, &comm_); }
+  explicit PrivateComm(MPI_Comm parent) {
+    watched("MPI_Comm_dup", [&] { return MPI_Comm_dup(parent, &comm_); });
+  }
   ~PrivateComm() {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -125,7 +128,12 @@ class UcxChannel final : public Channel {
     MPI_Finalized(&finalized);
     // Without MPI the peers cannot be waited for, nor while an error unwinds the stack: the peers
     // may be dead or stuck, and the error must reach run_main. Destroying the worker drops the
-    // endpoints.
+    // endpoints. After an error the left neighbour may still be putting into the slots and counters
+    // (its credit was granted): they are kept alive (abandon) rather than unmapped under the put.
+    if (std::uncaught_exceptions() > 0) {
+      abandon(std::move(slots_));
+      abandon(std::move(signals_region_));
+    }
     if (finalized || std::uncaught_exceptions() > 0) return;
     std::array<ucp_ep_h, 2> endpoints = {right_, left_};
     try {

@@ -1,6 +1,9 @@
 #include "ringcomm/mpi_call.hpp"
 
+#include <algorithm>
+
 #include "ringcomm/error.hpp"
+#include "ringcomm/phase.hpp"
 
 namespace ringcomm {
 
@@ -27,7 +30,7 @@ void throw_request_error(int code, const MPI_Status* statuses, int count, const 
 void use_error_codes(MPI_Comm comm) { check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"); }
 
 PrivateComm::PrivateComm(MPI_Comm parent) {
-  check_mpi(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+  check_mpi(watched("MPI_Comm_dup", [&] { return MPI_Comm_dup(parent, &comm_); }), "MPI_Comm_dup");
   use_error_codes(comm_);
 }
 
@@ -47,13 +50,33 @@ std::vector<bool> pending_requests(const MPI_Request* requests, int count) {
   return pending;
 }
 
-void cancel_pending_receives(MPI_Request* requests, int count) {
+bool all_settled(const MPI_Request* requests, int count) {
+  for (const bool pending : pending_requests(requests, count))
+    if (pending) return false;
+  return true;
+}
+
+bool cancel_pending_receives(MPI_Request* requests, int count) {
   const std::vector<bool> pending = pending_requests(requests, count);
+  std::vector<MPI_Request> cancelled;
   for (int i = 0; i < count; ++i) {
     if (!pending[static_cast<std::size_t>(i)]) continue;
     MPI_Cancel(&requests[i]);
-    MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+    cancelled.push_back(requests[i]);
   }
+  if (cancelled.empty()) return true;
+  try {
+    // MPI_Testall completes (and, for persistent requests, deactivates) the cancelled receives.
+    wait_for_requests(requests, count, MPI_STATUSES_IGNORE, std::min(1.0, phase_timeout_seconds()),
+                      "cancelling receives", [](const std::vector<bool>&) {
+                        Stall stall;
+                        stall.waiting_for = "cancelled receives to complete";
+                        return stall;
+                      });
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace ringcomm
