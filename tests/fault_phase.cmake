@@ -57,8 +57,9 @@ elseif(detected_ms GREATER latest_ms)
 endif()
 math(EXPR last_rank "${RANKS} - 1")
 # Ranks that share the stalled rank's collective name its phase; the others (another sub-ring, say)
-# have gone on to the next collective and name that one. Every live rank must report, and at least
-# one must name PHASE.
+# have gone on to the next collective and name that one, or, when the job is aborted before their
+# own deadline, print the phase they were in on mpirun's SIGTERM. Every live rank must report, and at
+# least one must have timed out in PHASE: ringcomm, not mpirun, detected the stop.
 set(reporting 0)
 set(naming_phase 0)
 foreach(rank RANGE ${last_rank})
@@ -70,6 +71,9 @@ foreach(rank RANGE ${last_rank})
     if(CMAKE_MATCH_1 STREQUAL PHASE)
       math(EXPR naming_phase "${naming_phase} + 1")
     endif()
+  elseif(output MATCHES "ringcomm: rank ${rank} was ended from outside \\(SIGTERM[^\n]*while in phase [a-z-]+")
+    # Its own deadline had not passed yet when the first rank aborted the job; it names its phase.
+    math(EXPR reporting "${reporting} + 1")
   else()
     string(APPEND problems "\n- rank ${rank} did not report a timeout with its phase")
   endif()

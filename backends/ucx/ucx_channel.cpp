@@ -133,6 +133,7 @@ class UcxChannel final : public Channel {
     if (std::uncaught_exceptions() > 0) {
       abandon(std::move(slots_));
       abandon(std::move(signals_region_));
+      abandon(context_);  // a context must outlive its registrations
     }
     if (finalized || std::uncaught_exceptions() > 0) return;
     std::array<ucp_ep_h, 2> endpoints = {right_, left_};

@@ -2,7 +2,11 @@
 
 #include <mpi.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -21,6 +25,23 @@ namespace ringcomm {
 namespace {
 
 thread_local const char* innermost_phase = nullptr;
+// The phase some thread entered or returned to last, for the termination report (a signal handler
+// cannot read another thread's thread_local).
+std::atomic<const char*> latest_phase{nullptr};
+char termination_report[256];
+std::size_t termination_report_length = 0;
+
+// Async-signal-safe: only write(2), then the default action.
+void report_termination(int signal) {
+  const char* phase = latest_phase.load();
+  if (phase == nullptr) phase = "agreement";
+  ssize_t ignored = ::write(2, termination_report, termination_report_length);
+  ignored = ::write(2, phase, std::strlen(phase));
+  ignored = ::write(2, "\n", 1);
+  (void)ignored;
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -113,10 +134,26 @@ double unix_seconds() {
 
 PhaseScope::PhaseScope(const char* phase) : outer_(innermost_phase) {
   innermost_phase = phase;
+  latest_phase.store(phase);
   test_hook::stall_point(phase);
 }
 
-PhaseScope::~PhaseScope() { innermost_phase = outer_; }
+PhaseScope::~PhaseScope() {
+  innermost_phase = outer_;
+  latest_phase.store(outer_);
+}
+
+void report_phase_when_terminated() {
+  struct sigaction current {};
+  if (sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;  // the application's
+  const int length =
+      std::snprintf(termination_report, sizeof termination_report,
+                    "ringcomm: rank %s was ended from outside (SIGTERM: the job is being aborted, see the other "
+                    "ranks' reports for why) while in phase ",
+                    rank_label().c_str());
+  termination_report_length = length > 0 ? std::min<std::size_t>(length, sizeof termination_report - 1) : 0;
+  std::signal(SIGTERM, report_termination);
+}
 
 const char* current_phase() { return innermost_phase ? innermost_phase : "agreement"; }
 

@@ -38,6 +38,7 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
     Kokkos::initialize(argc, argv);
     owns_kokkos_ = true;
   }
+  report_phase_when_terminated();
 }
 
 Runtime::~Runtime() {

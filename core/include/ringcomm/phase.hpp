@@ -64,6 +64,11 @@ decltype(auto) watched(const char* what, Call&& call) {
   return call();
 }
 
+// When the launcher ends this rank with SIGTERM (another rank aborted the job), print the phase it
+// was in, so that every live rank says where it was. Installed by Runtime; leaves an application's
+// own SIGTERM handler alone.
+void report_phase_when_terminated();
+
 // Ends the job from anywhere: MPI_Abort when MPI is initialised and not finalised, else _Exit.
 [[noreturn]] void end_job(int status);
 
