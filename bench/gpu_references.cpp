@@ -6,9 +6,8 @@
 #include <vector>
 
 #include "communicator.hpp"
-#include "nccl_call.hpp"
 #include "ringcomm/collective.hpp"
-#include "ringcomm/cuda_check.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
 
 namespace ringcomm::bench {
 

@@ -18,7 +18,7 @@
 #include "report.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/json.hpp"
-#include "ringcomm/mpi_bytes.hpp"
+#include "ringcomm/backend/mpi_bytes.hpp"
 #include "ringcomm/registry.hpp"
 #include "ringcomm/ring.hpp"
 #include "ringcomm/settings.hpp"

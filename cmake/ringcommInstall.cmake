@@ -1,14 +1,15 @@
 # Installs the library, its headers and a package config so that another project can
-#   find_package(ringcomm REQUIRED)   target_link_libraries(app PRIVATE ringcomm::ringcomm)
+#   find_package(ringcomm REQUIRED)   target_link_libraries(app PRIVATE ringcomm::ringcomm [ringcomm::gt])
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(RINGCOMM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ringcomm)
 
-install(TARGETS ringcomm EXPORT ringcommTargets
+install(TARGETS ringcomm ringcomm_gt EXPORT ringcommTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The user API and the backend kit (core/src/internal/ stays behind), and the G_t kernels.
 install(DIRECTORY core/include/ kernels/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/include/ringcomm/version.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ringcomm)

@@ -4,7 +4,7 @@
 
 #include "conformance.hpp"
 #include "ringcomm/distributed_array.hpp"
-#include "ringcomm/model.hpp"
+#include "internal/model.hpp"
 
 namespace ringcomm::conformance {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ringcomm/collective.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 
 namespace ringcomm {
 namespace {

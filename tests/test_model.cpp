@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/model.hpp"
+#include "internal/model.hpp"
 
 namespace ringcomm::model {
 namespace {

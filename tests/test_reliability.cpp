@@ -8,7 +8,7 @@
 
 #include "conformance.hpp"
 #include "reliability.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/ring.hpp"
 #include "ringcomm/watchdog.hpp"
 

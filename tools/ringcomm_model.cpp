@@ -1,5 +1,5 @@
 // ringcomm-model: predicted time per measurement and memory per rank of the ring for a sweep of rank
-// counts and ring sizes, and the recommended ring size (core/include/ringcomm/model.hpp). See --help.
+// counts and ring sizes, and the recommended ring size (core/src/internal/model.hpp). See --help.
 #include <climits>
 #include <cstdio>
 #include <string>
@@ -10,7 +10,7 @@
 #include "ringcomm/error.hpp"
 #include "ringcomm/json.hpp"
 #include "ringcomm/memory.hpp"
-#include "ringcomm/model.hpp"
+#include "internal/model.hpp"
 #include "ringcomm/settings.hpp"
 
 namespace {

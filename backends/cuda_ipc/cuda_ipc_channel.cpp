@@ -33,8 +33,8 @@
 #include "neighbour_messages.hpp"
 #include "peer_copier.hpp"
 #include "ringcomm/collective.hpp"
-#include "ringcomm/cuda_device.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/cuda_device.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "slot_block.hpp"
 
 namespace ringcomm::cuda_ipc_backend {

@@ -7,7 +7,7 @@
 
 #include "cuda_ipc_channel.hpp"
 #include "placement_probe.hpp"
-#include "ringcomm/backend.hpp"
+#include "ringcomm/backend/registration.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 
 namespace ringcomm::cuda_ipc_backend {
 namespace {

@@ -5,8 +5,8 @@
 #include <exception>
 
 #include "ringcomm/collective.hpp"
-#include "ringcomm/cuda_device.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/cuda_device.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 #include "ringcomm/memory.hpp"
 
 namespace ringcomm::cuda_ipc_backend {

@@ -7,7 +7,7 @@
 // bounce buffer, so that is refused.
 #include <vector>
 
-#include "ringcomm/cuda_check.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
 #include "ringcomm/watchdog.hpp"
 #include "staging_copier.hpp"
 

@@ -3,11 +3,11 @@
 // copies of one chunk overlap the transfer of the next.
 #include <climits>
 
-#include "ringcomm/backend.hpp"
+#include "ringcomm/backend/registration.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/settings.hpp"
-#include "staged_channel.hpp"
+#include "host_channel.hpp"
 
 namespace ringcomm::host_backend {
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
-// One NCCL communicator over a channel's sub-ring, owned for the channel's lifetime.
+// One NCCL communicator over a channel's sub-ring, owned for the channel's lifetime, and NCCL's
+// failures as ringcomm errors.
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -10,6 +11,17 @@
 #include "ringcomm/watchdog.hpp"
 
 namespace ringcomm::nccl_backend {
+
+// NCCL failures as ringcomm errors, worded by NCCL itself.
+
+// The result code's text and, where NCCL recorded one, its last detailed message.
+std::string nccl_error_text(ncclResult_t result);
+
+// Throws a (local) ringcomm::Error naming `call` when `result` is a failure.
+void check_nccl(ncclResult_t result, const char* call);
+
+// Throws when the communicator has failed asynchronously (a kernel hit an error, a peer vanished).
+void throw_if_async_error(ncclComm_t comm);
 
 class Communicator {
  public:
@@ -41,3 +53,5 @@ class Communicator {
 };
 
 }  // namespace ringcomm::nccl_backend
+
+#define RINGCOMM_NCCL(call) ::ringcomm::nccl_backend::check_nccl((call), #call)

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "ringcomm/cuda_check.hpp"
-#include "ringcomm/cuda_device.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
+#include "ringcomm/backend/cuda_device.hpp"
 #include "ringcomm/memory.hpp"
 
 extern char** environ;

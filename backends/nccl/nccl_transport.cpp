@@ -1,157 +1,12 @@
-// nccl: each ring step is one ncclSend to the right and one ncclRecv from the left, grouped, on a
-// stream of the channel's own that events tie to the stream of the caller's Kokkos execution space
-// instance: the exchange starts once the work queued there before start() is done, and the work
-// queued there after finish() starts once the exchange is done. No step waits on the host, and work
-// queued between start() and finish() (the overlap schedule's consume) runs alongside the exchange.
-#include <array>
-#include <exception>
-#include <memory>
-
-#include "communicator.hpp"
+// nccl: NCCL grouped send/receive on a stream of the channel's own, ordered with the caller's Kokkos
+// stream by events (nccl_channel.cpp); the probe and ringcomm-info's details are in environment.cpp.
 #include "environment.hpp"
-#include "gpu_placement.hpp"
-#include "nccl_call.hpp"
-#include "ringcomm/backend.hpp"
-#include "ringcomm/collective.hpp"
-#include "ringcomm/cuda_check.hpp"
-#include "ringcomm/settings.hpp"
+#include "nccl_channel.hpp"
+#include "ringcomm/backend/registration.hpp"
+#include "ringcomm/error.hpp"
 
 namespace ringcomm::nccl_backend {
 namespace {
-
-int device_holding(const void* pointer) {
-  cudaPointerAttributes attributes{};
-  RINGCOMM_CUDA(cudaPointerGetAttributes(&attributes, pointer));
-  return attributes.device;
-}
-
-// RINGCOMM_NCCL_REGISTER=1 registers the two slots with the communicator (ncclCommRegister), which lets
-// NCCL skip its internal copies where it supports that; NCCL needs all ranks to agree on it.
-bool register_slots_requested(MPI_Comm comm) {
-  const std::string value = settings::env("RINGCOMM_NCCL_REGISTER").value_or("0");
-  check_identical(comm, {{"RINGCOMM_NCCL_REGISTER", value}}, "NCCL buffer registration");
-  return collectively(comm, [&] { return settings::parse_choice(value, "RINGCOMM_NCCL_REGISTER", {"0", "1"}) == "1"; });
-}
-
-class NcclChannel final : public Channel {
- public:
-  explicit NcclChannel(const ChannelSpec& spec) : spec_(spec) {
-    // Every step that can fail on one rank alone is agreed on, so a failure never leaves peers
-    // waiting in the next collective.
-    collectively(spec.comm, [&] {
-      for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(MemoryKind::device, spec.bytes, "ringcomm nccl slot");
-      device_ = device_holding(slots_[0].data());
-      // A thread that never chose a device would have NCCL set up on device 0.
-      RINGCOMM_CUDA(cudaSetDevice(device_));
-      RINGCOMM_CUDA(cudaEventCreateWithFlags(&exchanged_, cudaEventDisableTiming));
-      RINGCOMM_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-      // The highest priority lets NCCL's few blocks onto the SMs ahead of the rest of a large
-      // consume kernel queued on the other stream, instead of after it.
-      int lowest = 0, highest = 0;
-      RINGCOMM_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-      RINGCOMM_CUDA(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, highest));
-    });
-    require_one_rank_per_gpu(spec.comm, device_);
-    const bool register_slots = register_slots_requested(spec.comm);
-    communicator_ = std::make_unique<Communicator>(spec.comm, "ringcomm channel " + std::to_string(spec.id));
-    if (register_slots)
-      collectively(spec.comm, [&] {
-        for (int s = 0; s < kSlots; ++s)
-          RINGCOMM_NCCL(ncclCommRegister(communicator_->get(), slots_[s].data(), spec.bytes, &registrations_[s]));
-      });
-    connect_peers();
-  }
-
-  ~NcclChannel() override {
-    try {
-      // While an error unwinds the stack the peers may be gone: no waiting for them then.
-      if (std::uncaught_exceptions() > 0) communicator_->abort();
-      else if (started_) communicator_->wait_done(exchanged_, spec_.timeout_seconds, stall("the last exchanges to end"));
-      for (void* handle : registrations_)
-        if (handle != nullptr && communicator_->get() != nullptr) ncclCommDeregister(communicator_->get(), handle);
-    } catch (const Error&) {
-      // The communicator has failed; destroying it aborts it rather than waiting for its peers.
-    }
-    communicator_.reset();  // before the slots and the stream it may still reference
-    if (exchange_stream_ != nullptr) cudaStreamDestroy(exchange_stream_);
-    if (ready_ != nullptr) cudaEventDestroy(ready_);
-    if (exchanged_ != nullptr) cudaEventDestroy(exchanged_);
-  }
-
-  void* slot(int index) override { return slots_[index].data(); }
-  const ChannelSpec& spec() const override { return spec_; }
-
-  void start(int send, int recv, StreamRef stream) override {
-    int current = -1;
-    RINGCOMM_CUDA(cudaGetDevice(&current));
-    if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
-    RINGCOMM_CUDA(cudaEventRecord(ready_, caller(stream)));
-    RINGCOMM_CUDA(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
-    enqueue_exchange(send, recv, exchange_stream_);
-    // The destructor waits for this event, which outlives the streams of the caller (a RingTeam
-    // drops its execution space instances before its rings).
-    RINGCOMM_CUDA(cudaEventRecord(exchanged_, exchange_stream_));
-    started_ = true;
-  }
-
-  // Stream-ordered: whatever the caller queues on the stream from now on runs after the exchange.
-  // Only failures NCCL has noticed so far can be reported here.
-  void finish(StreamRef stream) override {
-    throw_if_async_error(communicator_->get());
-    RINGCOMM_CUDA(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
-  }
-
-  // The one host wait of a round (Ring::circulate calls it last): bounded, and on expiry the
-  // communicator is aborted, so that no later fence waits for an NCCL kernel that never ends.
-  // The caller's stream waits for the last exchange, and so for all before it.
-  void drain(StreamRef stream) override {
-    communicator_->wait_idle(caller(stream), spec_.timeout_seconds,
-                             stall("this round's exchanges and the work queued behind them"));
-  }
-
- private:
-  // A caller without an execution space instance of its own queues on the legacy default stream.
-  static cudaStream_t caller(StreamRef stream) { return static_cast<cudaStream_t>(stream.native); }
-
-  void enqueue_exchange(int send, int recv, cudaStream_t stream) {
-    ncclComm_t comm = communicator_->get();
-    RINGCOMM_NCCL(ncclGroupStart());
-    RINGCOMM_NCCL(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, stream));
-    RINGCOMM_NCCL(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, stream));
-    RINGCOMM_NCCL(ncclGroupEnd());
-  }
-
-  // NCCL connects to a peer at the first exchange with it, which takes tens of milliseconds and would
-  // land in the first ring round. One exchange of the slots, whose contents mean nothing yet, moves
-  // that cost into open_channel().
-  void connect_peers() {
-    collectively(spec_.comm, [&] {
-      enqueue_exchange(0, 1, exchange_stream_);
-      communicator_->wait_idle(exchange_stream_, spec_.timeout_seconds,
-                               stall("the first exchange, which connects the peers"));
-    });
-  }
-
-  Stall stall(const char* waiting_for) const {
-    Stall stall;
-    stall.transport = "nccl";
-    stall.waiting_for = waiting_for;
-    stall.channel = spec_.id;
-    stall.detail = "sending to ring position " + std::to_string(spec_.send_to) + ", receiving from ring position " +
-                   std::to_string(spec_.recv_from);
-    return stall;
-  }
-
-  ChannelSpec spec_;
-  std::array<Buffer, kSlots> slots_;
-  int device_ = 0;
-  std::unique_ptr<Communicator> communicator_;
-  std::array<void*, kSlots> registrations_{};
-  cudaStream_t exchange_stream_ = nullptr;
-  cudaEvent_t ready_ = nullptr;      // recorded on the caller's stream before each exchange
-  cudaEvent_t exchanged_ = nullptr;  // recorded on exchange_stream_ after each exchange
-  bool started_ = false;
-};
 
 class NcclTransport final : public Transport {
  public:
@@ -164,7 +19,7 @@ class NcclTransport final : public Transport {
   }
   std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
     verify_channel_spec(spec, name());
-    return std::make_unique<NcclChannel>(spec);
+    return nccl_backend::open_channel(spec);
   }
 };
 

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "peer_exchange.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
 #include "ucx_memory.hpp"

@@ -3,7 +3,7 @@
 // needs a UCX built with CUDA support.
 #include <memory>
 
-#include "ringcomm/backend.hpp"
+#include "ringcomm/backend/registration.hpp"
 #include "ringcomm/error.hpp"
 #include "ucx_channel.hpp"
 #include "ucx_context.hpp"

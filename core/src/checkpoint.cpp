@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "ringcomm/checksum.hpp"
+#include "internal/checksum.hpp"
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 #include "ringcomm/memory.hpp"
 #include "ringcomm/phase.hpp"
 #include "ringcomm/settings.hpp"

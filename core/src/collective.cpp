@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/settings.hpp"
 
 namespace ringcomm {
@@ -60,6 +61,11 @@ void sendrecv(const void* send, int send_count, MPI_Datatype send_type, int to, 
   bounded("MPI_Isend", comm,
           [&](MPI_Request* r) { return MPI_Isend(send, send_count, send_type, to, tag, comm, r); });
   bounded_wait(receive, "MPI_Irecv", comm);
+}
+
+void bounded_wait_started(int code, MPI_Request& request, const char* call, MPI_Comm comm, MPI_Status* status) {
+  check_mpi(code, call);
+  bounded_wait(request, call, comm, status);
 }
 
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {

@@ -1,4 +1,4 @@
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 
 #include <algorithm>
 #include <map>

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 
 namespace ringcomm::json {
 

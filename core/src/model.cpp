@@ -1,4 +1,4 @@
-#include "ringcomm/model.hpp"
+#include "internal/model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ringcomm/mpi_bytes.hpp"
+#include "ringcomm/backend/mpi_bytes.hpp"
 
 #include <climits>
 

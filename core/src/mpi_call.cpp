@@ -1,4 +1,4 @@
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 
 #include <algorithm>
 

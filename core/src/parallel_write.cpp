@@ -7,9 +7,9 @@
 #include "ringcomm/collective.hpp"
 #include "ringcomm/distributed_array.hpp"
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 #include "ringcomm/memory.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/npy_format.hpp"
 
 namespace ringcomm {

@@ -8,7 +8,7 @@
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 #include "ringcomm/phase.hpp"
 
 namespace ringcomm::trace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include "ringcomm/checked_math.hpp"
 #include "ringcomm/error.hpp"
-#include "ringcomm/file.hpp"
+#include "internal/file.hpp"
 #include "ringcomm/npy_format.hpp"
 
 namespace ringcomm::npy {

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/mpi_call.hpp"
 #include "ringcomm/phase.hpp"
 #include "ringcomm/watchdog.hpp"
 
@@ -20,14 +19,16 @@ namespace ringcomm {
 // `comm`, which run_main reports before it aborts the job. Every collective of ringcomm outside ring
 // steps waits here, so that a rank that never arrives is reported by all the others.
 void bounded_wait(MPI_Request& request, const char* call, MPI_Comm comm, MPI_Status* status = MPI_STATUS_IGNORE);
+// bounded_wait after a start that returned `code`: throws an Error naming `call` unless it is MPI_SUCCESS.
+void bounded_wait_started(int code, MPI_Request& request, const char* call, MPI_Comm comm, MPI_Status* status);
 
 // Starts a non-blocking MPI call, start(MPI_Request*) returning its code, and waits as bounded_wait:
 //   bounded("MPI_Iallreduce", comm, [&](MPI_Request* r) { return MPI_Iallreduce(…, comm, r); });
 template <class Start>
 void bounded(const char* call, MPI_Comm comm, Start&& start, MPI_Status* status = MPI_STATUS_IGNORE) {
   MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(start(&request), call);
-  bounded_wait(request, call, comm, status);
+  const int code = start(&request);
+  bounded_wait_started(code, request, call, comm, status);
 }
 
 // Bounded forms of the small collectives programs use: MPI_Iallreduce of `count` values in place,

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/transport.hpp"
 #include "staging_copier.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "ringcomm/cuda_check.hpp"
-#include "ringcomm/gpu_placement.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 
 namespace ringcomm {
 

@@ -1,9 +1,9 @@
-#include "staged_channel.hpp"
+#include "host_channel.hpp"
 
 #include <algorithm>
 
 #include "ringcomm/error.hpp"
-#include "ringcomm/mpi_call.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 
 namespace ringcomm::host_backend {
 
