@@ -158,7 +158,7 @@ void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std:
 
 void agree_on_strings(MPI_Comm comm, const std::vector<std::string>& values, const std::string& what) {
   std::string mine;
-  for (const auto& v : values) mine += settings::shown_value(v) + ' ';
+  for (const auto& v : values) mine += (mine.empty() ? "" : " ") + settings::shown_value(v);
   const auto all = allgather_strings(comm, mine);
   std::map<std::string, std::vector<int>> ranks_by_values;
   for (int r = 0; r < static_cast<int>(all.size()); ++r) ranks_by_values[all[r]].push_back(r);

@@ -9,6 +9,7 @@
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/memory.hpp"
 #include "ringcomm/phase.hpp"
 #include "ringcomm/watchdog.hpp"
 
@@ -39,6 +40,8 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
     owns_kokkos_ = true;
   }
   report_phase_when_terminated();
+  // Memory checks divide the node's memory among the ranks on it.
+  count_node_ranks(MPI_COMM_WORLD);
 }
 
 Runtime::~Runtime() {

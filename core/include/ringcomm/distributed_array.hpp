@@ -62,7 +62,7 @@ void allreduce_sum_bytes(void* data, std::size_t count, MPI_Datatype real_type, 
 
 // Collective over the world: writes the array whose sub-ring-0 slices are `local` as one .npy file,
 // without gathering it: rank 0 writes the header, each rank of sub-ring 0 its slice at its offset
-// (MPI-IO, MPI_File_iwrite_at_all in pieces that keep counts in int range, each count checked), into
+// (MPI-IO, MPI_File_write_at_all in pieces that keep counts in int range, each count checked), into
 // `path`.tmp, renamed to `path` once every part is in. `shape` (C order; empty means {total}) must
 // hold `total` values. Every rank throws the same Error when any part fails, and no `path` is left.
 void write_npy_slices(const Topology& topology, const void* local, SliceRange range, std::size_t total,
