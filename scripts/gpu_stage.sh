@@ -5,7 +5,7 @@
 #   scripts/gpu_stage.sh BUILD_DIR DEST_DIR      e.g. scripts/gpu_stage.sh .gpu/build .gpu/dist
 set -euo pipefail
 [[ $# -eq 2 && -d $1 ]] || { echo "usage: $0 BUILD_DIR DEST_DIR" >&2; exit 2; }
-programs=(tools/ringcomm-info tools/ringcomm-model tests/test_conformance tests/test_kernels bench/pingpong bench/ring_bandwidth bench/ring_overhead
+programs=(tools/ringcomm-info tools/ringcomm-model tests/test_conformance tests/test_kernels tests/fault_probe bench/pingpong bench/ring_bandwidth bench/ring_overhead
           bench/kernel_bandwidth bench/overlap examples/ring_compare/ring_compare)
 rm -rf "$2"
 for p in "${programs[@]}"; do

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/backend/gpu_placement.hpp"
@@ -45,6 +46,30 @@ TEST(GpuPlacement, RanksOnOneGpuAreNamedWithTheirHost) {
             std::string::npos)
       << problems;
   EXPECT_EQ(placement.gpus_in_total(), 1);
+}
+
+TEST(GpuPlacement, TransportsNeedingAGpuPerRankRefuseSharedOnesAlikeOnEveryRank) {
+  const int ranks = comm_size(MPI_COMM_WORLD);
+  const GpuPlacement own = GpuPlacement::gather(MPI_COMM_WORLD, {fake_bus_id(comm_rank(MPI_COMM_WORLD)), ranks});
+  EXPECT_EQ(own.one_rank_per_gpu_refusal("NCCL"), "");
+  if (ranks < 2) GTEST_SKIP() << "sharing needs two ranks";
+  const GpuPlacement shared = GpuPlacement::gather(MPI_COMM_WORLD, {fake_bus_id(0), 1});
+  const std::string refusal = shared.one_rank_per_gpu_refusal("NCCL");
+  EXPECT_EQ(refusal.find(shared.sharing_problems() + ": NCCL needs one rank per GPU"), 0u) << refusal;
+  EXPECT_NE(refusal.find("(e.g. mpirun -np 1)"), std::string::npos) << refusal;
+  // Every rank must hold the same words, so that a probe can return them as a collective answer.
+  const std::vector<std::string> all = allgather_strings(MPI_COMM_WORLD, refusal);
+  for (const std::string& other : all) EXPECT_EQ(other, refusal);
+}
+
+TEST(GpuPlacement, WhatRanksSayIsCollectedInRankOrder) {
+  const int rank = comm_rank(MPI_COMM_WORLD);
+  const std::string said = said_by_ranks(MPI_COMM_WORLD, rank % 2 == 1 ? "no GPU " + std::to_string(rank) : "");
+  std::string expected;
+  for (int r = 1; r < comm_size(MPI_COMM_WORLD); r += 2)
+    expected += (expected.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + ": no GPU " + std::to_string(r);
+  EXPECT_EQ(said, expected);
+  EXPECT_EQ(said_by_ranks(MPI_COMM_WORLD, ""), "");
 }
 
 TEST(GpuPlacement, RanksWithoutAGpuAreLeftToTheCaller) {

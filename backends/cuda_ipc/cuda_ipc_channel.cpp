@@ -26,7 +26,10 @@
 // nothing is mapped (CUDA IPC refuses a process' own allocations).
 #include "cuda_ipc_channel.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <string>
 #include <exception>
 #include <optional>
 
@@ -35,6 +38,7 @@
 #include "ringcomm/collective.hpp"
 #include "ringcomm/backend/cuda_device.hpp"
 #include "ringcomm/backend/mpi_call.hpp"
+#include "ringcomm/watchdog.hpp"
 #include "slot_block.hpp"
 
 namespace ringcomm::cuda_ipc_backend {
@@ -72,24 +76,28 @@ class CudaIpcChannel final : public Channel {
       });
     } catch (const Error&) {
       // Where the mapping failed on some rank only, others hold mappings of blocks about to be freed.
-      unmap_right_block();
+      // No copy has been made yet.
+      close_mappings(spec_.timeout_seconds, true);
       throw;
     }
     for (int s = 0; s < kSlots; ++s) right_slots_[s] = right_->slot(s);
   }
 
-  // Collective over spec.comm, like the constructor, unless an error is unwinding the stack: then
-  // the neighbours may be dead or stuck, or this rank's own copy may be, and the error must reach
-  // run_main, so nothing is waited for.
+  // Collective over spec.comm, like the constructor. Memory that a copy may still be landing in is
+  // neither unmapped nor freed, and every wait is bounded: by the channel's timeout, or while an error
+  // unwinds the stack (the neighbours may be dead or stuck, or this rank's own copy may be, and the
+  // error must reach run_main) by a short grace, ample for a copy already on its way.
   ~CudaIpcChannel() override {
-    if (std::uncaught_exceptions() > 0) return;
+    const double limit = std::uncaught_exceptions() > 0 ? std::min(spec_.timeout_seconds, kUnwindingGraceSeconds)
+                                                        : spec_.timeout_seconds;
     try {
-      // A copy started without its finish() must end before its target is unmapped.
-      await_copy("the last copy to end before the channel closes");
-    } catch (const Error&) {
-      // The copy failed or hangs: nothing better to do than to go on.
+      close_mappings(limit, copy_landed(limit));
+    } catch (const std::exception& e) {
+      // MPI failed on the way: keep whatever a copy may still use.
+      if (right_) right_->keep_mapped();
+      if (own_) own_->keep_allocated();
+      warn(std::string("teardown failed (") + e.what() + "); its slots and mapping stay");
     }
-    unmap_right_block();
   }
 
   void* slot(int index) override { return own_->slot(index); }
@@ -136,22 +144,62 @@ class CudaIpcChannel final : public Channel {
                [&] { return channel_stall(spec_, step_, waiting_for, spec_.send_to, spec_.bytes); });
   }
 
-  // Unmaps the right neighbour's block and tells it so; returns once the left neighbour has said the
-  // same of this rank's block, which may be freed from then on (freeing memory another process still
-  // maps is undefined behaviour in CUDA).
-  void unmap_right_block() {
+  // Whether this rank's last copy has ended within `limit_seconds` (a copy that failed has ended).
+  bool copy_landed(double limit_seconds) {
+    if (!copier_) return true;
+    try {
+      wait_until([&] { return copier_->idle(); }, limit_seconds,
+                 [&] { return channel_stall(spec_, step_, "the last copy to end before the channel closes",
+                                            spec_.send_to, spec_.bytes); });
+    } catch (const TimeoutError&) {
+      return false;
+    } catch (const Error&) {
+      // The copy failed: it writes nothing any more.
+    }
+    return true;
+  }
+
+  // Teardown in the order that keeps every copy's memory alive until the copy has landed: this rank
+  // unmaps the right neighbour's block once its own copy into it has ended (`own_copy_landed`) and
+  // then tells the neighbour, who may free it from then on; it frees its own block only once the left
+  // neighbour has said the same, within `limit_seconds`. Otherwise the mapping stays open, or the
+  // block allocated, until the process ends (a warning says which): freeing memory that a copy still
+  // lands in would corrupt whatever CUDA put there next.
+  void close_mappings(double limit_seconds, bool own_copy_landed) {
+    if (!own_copy_landed) {
+      if (right_) right_->keep_mapped();
+      warn(alone_ ? std::string("its copy between its own slots did not end; they stay")
+                  : "its copy into ring position " + std::to_string(spec_.send_to) +
+                        "'s slots did not end; the mapping stays open, and that rank keeps the slots");
+    }
     right_.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (alone_ || finalized) return;
-    const char unmapped = 1;
-    char left_unmapped = 0;
-    try {
-      messages_.swap(Notice::unmapped, &unmapped, spec_.send_to, &left_unmapped, spec_.recv_from, 1);
-    } catch (const Error&) {
-      // The left neighbour did not answer within the timeout: it is gone, and with it its mapping.
+    bool left_unmapped = own_copy_landed;
+    if (!alone_ && !finalized) {
+      left_unmapped = messages_.trade_unmap_notices(own_copy_landed, limit_seconds);
+      if (!left_unmapped)
+        warn("ring position " + std::to_string(spec_.recv_from) + " did not confirm within " +
+             format_seconds(limit_seconds) + " that it has unmapped this rank's slots, which stay allocated");
     }
+    // Without MPI nobody can be asked; the process is ending, and so is every peer's mapping.
+    if (!left_unmapped && own_ && !finalized) own_->keep_allocated();
   }
+
+  static std::string format_seconds(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", seconds);
+    return text;
+  }
+
+  void warn(const std::string& what) const {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    std::fprintf(stderr, "ringcomm: warning on rank %d: cuda_ipc channel %d: %s until the process ends\n",
+                 finalized ? -1 : comm_rank(MPI_COMM_WORLD), spec_.id, what.c_str());
+  }
+
+  static constexpr double kUnwindingGraceSeconds = 0.5;
 
   ChannelSpec spec_;
   int device_;

@@ -2,7 +2,8 @@
 // neighbour's slots through CUDA IPC once, and every step is one cudaMemcpyAsync straight into the
 // neighbour's slot (over NVLink where there is one), with no staging and no library in between;
 // cuda_ipc_channel.cpp has the protocol. Built wherever the CUDA toolkit is, usable where ring
-// buffers are in device memory, all ranks share one node and each has a GPU of its own.
+// buffers are in device memory, all ranks share one node and each has a GPU (several ranks may share
+// one, e.g. under CUDA MPS: the copy then stays on that GPU).
 #include <memory>
 
 #include "cuda_ipc_channel.hpp"
@@ -40,8 +41,8 @@ RINGCOMM_REGISTER_BACKEND(cuda_ipc) {
   using namespace ringcomm;
   BackendInfo info;
   info.name = "cuda_ipc";
-  info.summary = "copy-engine copies straight into the neighbour GPU's slot via CUDA IPC (GPU builds; one node, "
-                 "one rank per GPU)";
+  info.summary = "copy-engine copies straight into the neighbour GPU's slot via CUDA IPC (GPU builds; one node; "
+                 "ranks may share a GPU)";
   // Where it can run at all it is the shortest path between two GPUs, so it comes before nccl (10).
   info.auto_preference = 5;
   info.probe = cuda_ipc_backend::probe;

@@ -45,7 +45,11 @@ NeighbourMessages::NeighbourMessages(MPI_Comm comm, const ChannelSpec& spec) : c
 NeighbourMessages::~NeighbourMessages() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) cancel_pending_receives(requests_.data(), kReceives);
+  if (finalized) return;
+  cancel_pending_receives(requests_.data(), kReceives);
+  cancel_pending_receives(unmap_requests_.data(), 1);
+  // A 1-byte notice the neighbour never took: MPI delivers or drops it without us.
+  if (unmap_requests_[1] != MPI_REQUEST_NULL) MPI_Request_free(&unmap_requests_[1]);
 }
 
 int NeighbourMessages::tag(Notice notice) const { return spec_.id * kNotices + static_cast<int>(notice); }
@@ -73,6 +77,32 @@ void NeighbourMessages::swap(Notice notice, const void* mine, int to, void* thei
     throw Error("cuda_ipc transport: the " + std::string(notice_name(notice)) + " from ring position " +
                 std::to_string(from) + " has " + std::to_string(received) + " bytes, expected " + std::to_string(count) +
                 " (do the ranks run the same build?)");
+}
+
+bool NeighbourMessages::trade_unmap_notices(bool unmapped, double limit_seconds) {
+  unmap_notices_ = {0, 1};
+  check_mpi(MPI_Irecv(&unmap_notices_[0], 1, MPI_CHAR, spec_.recv_from, tag(Notice::unmapped), comm_,
+                      &unmap_requests_[0]),
+            "cuda_ipc transport: MPI_Irecv");
+  if (unmapped)
+    check_mpi(MPI_Isend(&unmap_notices_[1], 1, MPI_CHAR, spec_.send_to, tag(Notice::unmapped), comm_,
+                        &unmap_requests_[1]),
+              "cuda_ipc transport: MPI_Isend");
+  try {
+    wait_for_requests(unmap_requests_.data(), 2, MPI_STATUSES_IGNORE, limit_seconds, kTestall,
+                      [&](const std::vector<bool>& pending) {
+                        return pending[0] ? stall("the unmap notice from ring position " + std::to_string(spec_.recv_from),
+                                                  spec_.recv_from, 0)
+                                          : stall("the right neighbour to take the unmap notice", spec_.send_to, 0);
+                      });
+  } catch (const Error&) {
+    // Only the left neighbour's notice matters here (MPI_Testall leaves a finished request as it was
+    // while another is pending); one of ours not yet taken is let go by the destructor.
+    int arrived = 0;
+    if (MPI_Test(&unmap_requests_[0], &arrived, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    return arrived != 0;
+  }
+  return true;
 }
 
 void NeighbourMessages::post_receive(Slot slot, Notice notice, int from) {

@@ -42,6 +42,12 @@ class NeighbourMessages {
   // returns when both are done. For set-up and teardown.
   void swap(Notice notice, const void* mine, int to, void* theirs, int from, std::size_t bytes);
 
+  // Teardown: tells the right neighbour that its slots are unmapped here when `unmapped` (not when a
+  // copy into them may still be landing: it must then keep them), and waits up to `limit_seconds` for
+  // the left neighbour to say the same of this rank's slots. Returns whether it did; never throws for
+  // a neighbour that is silent.
+  bool trade_unmap_notices(bool unmapped, double limit_seconds);
+
   // Step `step` of the channel: posts the receives of the right neighbour's credit and the left
   // neighbour's arrival notice, and grants the left neighbour its credit.
   void begin_step(std::uint64_t step);
@@ -73,6 +79,10 @@ class NeighbourMessages {
   std::uint64_t step_ = 0;
   std::array<MPI_Request, kInFlight> requests_;
   std::array<std::uint64_t, kInFlight> values_{};  // what each request sends or receives: a step number
+  // The teardown notices: members, so that a notice still in flight when the wait gives up never
+  // points into a stack frame that is gone.
+  std::array<MPI_Request, 2> unmap_requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // receive, send
+  std::array<char, 2> unmap_notices_{};
 };
 
 }  // namespace ringcomm::cuda_ipc_backend

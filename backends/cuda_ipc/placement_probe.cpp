@@ -17,32 +17,6 @@ const char* const kHostMemoryReason =
 
 namespace {
 
-// This rank's GPU, or why it has none.
-struct LocalGpu {
-  int device = -1;
-  GpuIdentity identity;
-  std::string failure;  // empty when the rank has a GPU
-};
-
-LocalGpu local_gpu() {
-  LocalGpu gpu;
-  try {
-    gpu.failure = missing_cuda_device();
-    if (gpu.failure.empty()) {
-      if ((gpu.device = data_memory_device()) < 0)
-        gpu.failure = "Kokkos has not chosen a CUDA device (is Kokkos initialised?)";
-      else
-        gpu.identity = identify_cuda_device(gpu.device);
-    }
-  } catch (const std::exception& e) {
-    gpu.failure = e.what();
-  }
-  // A failed runtime call is also remembered as the thread's last error, which Kokkos may check later
-  // and blame on its own work.
-  if (!gpu.failure.empty()) cudaGetLastError();
-  return gpu;
-}
-
 // How many nodes the ranks of `world` run on, as MPI sees it (ranks that can share memory).
 int nodes_spanned(MPI_Comm world) {
   MPI_Comm node = MPI_COMM_NULL;
@@ -53,19 +27,9 @@ int nodes_spanned(MPI_Comm world) {
   return leaders;
 }
 
-// Collective over `world`: "rank 1: …; rank 3: …" for the ranks that pass a non-empty text, the same on
-// every rank; empty when none does.
-std::string said_by_ranks(MPI_Comm world, const std::string& mine) {
-  const std::vector<std::string> all = allgather_strings(world, mine);
-  std::string text;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (!all[r].empty()) text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + ": " + all[r];
-  return text;
-}
-
-// The GPUs of other ranks that this rank's GPU cannot write to directly. A GPU this process cannot see
-// (CUDA_VISIBLE_DEVICES) cannot be asked about; CUDA IPC may reach it all the same, and a mapping that
-// fails says so when the channel opens.
+// The GPUs of other ranks that this rank's GPU cannot write to directly (its own, which other ranks
+// may share, it can). A GPU this process cannot see (CUDA_VISIBLE_DEVICES) cannot be asked about;
+// CUDA IPC may reach it all the same, and a mapping that fails says so when the channel opens.
 std::string unreachable_gpus(const LocalGpu& mine, const GpuPlacement& placement) {
   std::string problems;
   for (const RankGpu& other : placement.ranks()) {
@@ -94,9 +58,8 @@ Usability probe_gpus(MPI_Comm world) {
   if (const std::string failures = said_by_ranks(world, mine.failure); !failures.empty())
     return Usability::no(failures);
   const GpuPlacement placement = GpuPlacement::gather(world, mine.identity);
-  if (const std::string shared = placement.sharing_problems(); !shared.empty())
-    return Usability::no(shared + ": cuda_ipc needs one rank per GPU; start one rank per GPU (e.g. mpirun -np " +
-                         std::to_string(placement.gpus_in_total()) + ")");
+  // Ranks sharing a GPU (several walkers per GPU, CUDA MPS) are fine: another process' allocation on
+  // the same device maps through CUDA IPC like one on another device, and the copy stays on that GPU.
   if (const std::string unreachable = said_by_ranks(world, unreachable_gpus(mine, placement)); !unreachable.empty())
     return Usability::no(unreachable +
                          "; cuda_ipc copies straight from GPU to GPU, which needs peer access (NVLink or PCIe "

@@ -8,8 +8,8 @@
 namespace ringcomm::cuda_ipc_backend {
 
 // Collective over ctx.world on builds with device memory (a CPU build answers at once, alone): whether
-// the ranks share a node, each drives a GPU of its own, and every pair of their GPUs can copy to each
-// other directly. Those are facts about all ranks together, so every rank must ask, as every caller of
+// the ranks share a node, each drives a GPU (ranks may share one), and every pair of their distinct GPUs
+// can copy to each other directly. Those are facts about all ranks together, so every rank must ask, as every caller of
 // a probe does; the answer is the same on every rank. Never throws.
 Usability probe(const TransportContext& ctx);
 

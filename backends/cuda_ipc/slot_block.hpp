@@ -24,6 +24,9 @@ class OwnSlots {
   cudaIpcMemHandle_t handle() const;
   // Bytes of the block beyond the two slots (alignment of the second slot).
   std::size_t padding_bytes() const;
+  // Gives the block up without freeing it, for when a neighbour's copy into it may still be landing:
+  // it stays allocated until the process ends.
+  void keep_allocated() { block_ = nullptr; }
 
  private:
   std::size_t slot_bytes_;
@@ -42,6 +45,8 @@ class MappedSlots {
   MappedSlots& operator=(const MappedSlots&) = delete;
 
   void* slot(int index) const;
+  // Gives the mapping up without closing it, for when this rank's copy into it may still be landing.
+  void keep_mapped() { block_ = nullptr; }
 
  private:
   std::size_t slot_bytes_;

@@ -80,7 +80,11 @@ void Communicator::wait(const std::function<cudaError_t()>& query, const char* q
           return false;
         },
         timeout_seconds, [&] { return stall; });
-  } catch (const TimeoutError&) {
+  } catch (...) {
+    // Whatever ended the wait (the deadline, an asynchronous NCCL error, a failed CUDA call), the
+    // communicator's kernels may still be waiting for a peer. They must end before the error unwinds
+    // the stack: the destructors on the way free device memory (cudaFree waits for the whole device),
+    // which would wait for those kernels forever.
     abort();
     throw;
   }

@@ -36,8 +36,8 @@ class Communicator {
 
   // Blocks until `stream` is idle, but throws instead of hanging when the communicator fails
   // meanwhile (an NCCL kernel waiting for a dead peer never finishes on its own), and after
-  // timeout_seconds aborts the communicator (which ends its kernels) and throws the TimeoutError
-  // for `stall`.
+  // timeout_seconds throws the TimeoutError for `stall`. Whatever it throws, it aborts the
+  // communicator first (which ends its kernels).
   void wait_idle(cudaStream_t stream, double timeout_seconds, const Stall& stall);
   // The same for the work before `event` (a stream's owner may destroy it before we wait).
   void wait_done(cudaEvent_t event, double timeout_seconds, const Stall& stall);

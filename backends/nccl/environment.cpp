@@ -5,9 +5,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "ringcomm/backend/cuda_check.hpp"
 #include "ringcomm/backend/cuda_device.hpp"
+#include "ringcomm/backend/gpu_placement.hpp"
 #include "ringcomm/memory.hpp"
 
 extern char** environ;
@@ -58,19 +60,48 @@ std::string nccl_settings_line() {
 
 }  // namespace
 
+namespace {
+
+// What keeps NCCL from running on this rank alone, or an empty string.
+std::string local_problem() {
+  if (const std::string missing = missing_cuda_device(); !missing.empty()) return missing;
+  int version = 0;
+  if (const ncclResult_t r = ncclGetVersion(&version); r != ncclSuccess)
+    return std::string("the NCCL library does not answer ncclGetVersion: ") + ncclGetErrorString(r);
+  if (version / 100 < NCCL_VERSION_CODE / 100)
+    return "the NCCL library loaded at run time (" + version_text(version) +
+           ") is older than the headers ringcomm was built with (" + version_text(NCCL_VERSION_CODE) +
+           "); put the newer libnccl.so.2 first on LD_LIBRARY_PATH";
+  return {};
+}
+
+// Collective over `world`, like cuda_ipc's probe: NCCL refuses ranks that share a GPU only once the
+// channel opens, so the probe looks at where all ranks run and says no to such a placement up front,
+// with the same reason on every rank (`auto` then passes nccl over).
+Usability probe_placement(MPI_Comm world) {
+  LocalGpu mine;
+  mine.failure = local_problem();
+  if (mine.failure.empty()) mine = local_gpu();
+  if (const std::string failures = said_by_ranks(world, mine.failure); !failures.empty())
+    return Usability::no(failures);
+  const GpuPlacement placement = GpuPlacement::gather(world, mine.identity);
+  if (const std::string refusal = placement.one_rank_per_gpu_refusal("NCCL"); !refusal.empty())
+    return Usability::no(refusal);
+  return Usability::yes();
+}
+
+}  // namespace
+
 Usability probe(const TransportContext& ctx) {
+  // The same on every rank (it comes from the build), so answering alone keeps the ranks together.
   if (ctx.memory != MemoryKind::device)
     return Usability::no("ring buffers are in host memory: this is a CPU build; build with the cuda preset "
                          "(NCCL moves GPU memory only)");
-  if (const std::string missing = missing_cuda_device(); !missing.empty()) return Usability::no(missing);
-  int version = 0;
-  if (const ncclResult_t r = ncclGetVersion(&version); r != ncclSuccess)
-    return Usability::no(std::string("the NCCL library does not answer ncclGetVersion: ") + ncclGetErrorString(r));
-  if (version / 100 < NCCL_VERSION_CODE / 100)
-    return Usability::no("the NCCL library loaded at run time (" + version_text(version) +
-                         ") is older than the headers ringcomm was built with (" + version_text(NCCL_VERSION_CODE) +
-                         "); put the newer libnccl.so.2 first on LD_LIBRARY_PATH");
-  return Usability::yes();
+  try {
+    return probe_placement(ctx.world);
+  } catch (const std::exception& e) {
+    return Usability::no(std::string("nccl: ") + e.what());
+  }
 }
 
 std::vector<std::string> details(const TransportContext&) {

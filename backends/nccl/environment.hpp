@@ -7,7 +7,9 @@
 
 namespace ringcomm::nccl_backend {
 
-// Local and cheap; never throws.
+// Collective over ctx.world on builds with device memory (a CPU build answers at once, alone): whether
+// every rank has a GPU and a usable NCCL, and no two ranks share a GPU. The same answer on every rank;
+// never throws.
 Usability probe(const TransportContext& ctx);
 
 // NCCL library and header versions, CUDA runtime and driver, each visible GPU, peer access, NCCL_*

@@ -6,6 +6,7 @@
 #include "nccl_channel.hpp"
 
 #include <array>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -28,11 +29,8 @@ namespace {
 void require_one_rank_per_gpu(MPI_Comm comm, int device) {
   const GpuIdentity mine = collectively(comm, [&] { return identify_cuda_device(device); });
   const GpuPlacement placement = GpuPlacement::gather(comm, mine);
-  const std::string problems = placement.sharing_problems();
-  if (problems.empty()) return;
-  throw Error(problems + ": NCCL needs one rank per GPU; start one rank per GPU (e.g. mpirun -np " +
-                  std::to_string(placement.gpus_in_total()) + ")",
-              true);
+  if (const std::string refusal = placement.one_rank_per_gpu_refusal("NCCL"); !refusal.empty())
+    throw Error(refusal, true);
 }
 
 int device_holding(const void* pointer) {
@@ -48,6 +46,29 @@ bool register_slots_requested(MPI_Comm comm) {
   check_identical(comm, {{"RINGCOMM_NCCL_REGISTER", value}}, "NCCL buffer registration");
   return collectively(comm, [&] { return settings::parse_choice(value, "RINGCOMM_NCCL_REGISTER", {"0", "1"}) == "1"; });
 }
+
+// A forced NCCL failure for the fault tests (scripts/gpu_suite.sh): RINGCOMM_TEST_NCCL_ABORT=R:K makes
+// world rank R abort its communicator at the K-th start() of each channel and fail as from an NCCL
+// error, so that the other ranks' handling of a failed peer communicator can be watched. It must be
+// the same on every rank (Open MPI passes the environment to all of them). Unset: nothing happens.
+class FaultHook {
+ public:
+  static constexpr const char* kSetting = "RINGCOMM_TEST_NCCL_ABORT";
+  FaultHook() {
+    const auto text = settings::env(kSetting);
+    if (!text) return;
+    const auto colon = text->find(':');
+    if (colon == std::string::npos)
+      throw Error(std::string(kSetting) + "='" + *text + "': expected RANK:STEP, e.g. 1:3", true);
+    const long long rank = settings::parse_integer(text->substr(0, colon), kSetting, 0, 1 << 30);
+    step_ = static_cast<std::uint64_t>(settings::parse_integer(text->substr(colon + 1), kSetting, 1, 1LL << 40));
+    if (rank != comm_rank(MPI_COMM_WORLD)) step_ = 0;
+  }
+  bool applies_at(std::uint64_t step) const { return step_ != 0 && step == step_; }
+
+ private:
+  std::uint64_t step_ = 0;  // 0: never
+};
 
 class NcclChannel final : public Channel {
  public:
@@ -98,34 +119,61 @@ class NcclChannel final : public Channel {
   const ChannelSpec& spec() const override { return spec_; }
 
   void start(int send, int recv, StreamRef stream) override {
-    int current = -1;
-    RINGCOMM_CUDA(cudaGetDevice(&current));
-    if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
-    RINGCOMM_CUDA(cudaEventRecord(ready_, caller(stream)));
-    RINGCOMM_CUDA(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
-    enqueue_exchange(send, recv, exchange_stream_);
-    // The destructor waits for this event, which outlives the streams of the caller (a RingTeam
-    // drops its execution space instances before its rings).
-    RINGCOMM_CUDA(cudaEventRecord(exchanged_, exchange_stream_));
-    started_ = true;
+    aborting_on_error([&] {
+      ++step_;
+      if (fault_.applies_at(step_)) abort_for_test();
+      int current = -1;
+      RINGCOMM_CUDA(cudaGetDevice(&current));
+      if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
+      RINGCOMM_CUDA(cudaEventRecord(ready_, caller(stream)));
+      RINGCOMM_CUDA(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
+      enqueue_exchange(send, recv, exchange_stream_);
+      // The destructor waits for this event, which outlives the streams of the caller (a RingTeam
+      // drops its execution space instances before its rings).
+      RINGCOMM_CUDA(cudaEventRecord(exchanged_, exchange_stream_));
+      started_ = true;
+    });
   }
 
   // Stream-ordered: whatever the caller queues on the stream from now on runs after the exchange.
   // Only failures NCCL has noticed so far can be reported here.
   void finish(StreamRef stream) override {
-    throw_if_async_error(communicator_->get());
-    RINGCOMM_CUDA(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
+    aborting_on_error([&] {
+      throw_if_async_error(communicator_->get());
+      RINGCOMM_CUDA(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
+    });
   }
 
-  // The one host wait of a round (Ring::circulate calls it last): bounded, and on expiry the
-  // communicator is aborted, so that no later fence waits for an NCCL kernel that never ends.
-  // The caller's stream waits for the last exchange, and so for all before it.
+  // The one host wait of a round (Ring::circulate calls it last): bounded, and on expiry or any
+  // failure the communicator is aborted, so that no later fence waits for an NCCL kernel that never
+  // ends. The caller's stream waits for the last exchange, and so for all before it.
   void drain(StreamRef stream) override {
     communicator_->wait_idle(caller(stream), spec_.timeout_seconds,
                              stall("this round's exchanges and the work queued behind them"));
   }
 
  private:
+  // Runs `step`; when it throws, aborts the communicator before the error leaves the channel. NCCL
+  // kernels already queued may wait for a peer forever, and the stack that the error unwinds frees
+  // device memory on its way (G_t, the kernels' tables) with cudaFree, which waits for every kernel
+  // of the device: without the abort, that wait never ends.
+  template <class Step>
+  void aborting_on_error(Step&& step) {
+    try {
+      step();
+    } catch (...) {
+      communicator_->abort();
+      throw;
+    }
+  }
+
+  // The test hook (see FaultHook): this rank's communicator fails as if NCCL had hit an error.
+  [[noreturn]] void abort_for_test() {
+    communicator_->abort();
+    throw Error("nccl transport: ncclCommAbort by the test hook " + std::string(FaultHook::kSetting) + " at step " +
+                std::to_string(step_) + " of channel " + std::to_string(spec_.id) + " on this rank");
+  }
+
   // A caller without an execution space instance of its own queues on the legacy default stream.
   static cudaStream_t caller(StreamRef stream) { return static_cast<cudaStream_t>(stream.native); }
 
@@ -167,6 +215,8 @@ class NcclChannel final : public Channel {
   cudaEvent_t ready_ = nullptr;      // recorded on the caller's stream before each exchange
   cudaEvent_t exchanged_ = nullptr;  // recorded on exchange_stream_ after each exchange
   bool started_ = false;
+  std::uint64_t step_ = 0;  // start() calls so far
+  FaultHook fault_;
 };
 
 }  // namespace

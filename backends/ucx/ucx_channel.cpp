@@ -37,12 +37,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <vector>
 
 #include "peer_exchange.hpp"
-#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
 #include "ucx_memory.hpp"
@@ -128,22 +128,21 @@ class UcxChannel final : public Channel {
     MPI_Finalized(&finalized);
     // Without MPI the peers cannot be waited for, nor while an error unwinds the stack: the peers
     // may be dead or stuck, and the error must reach run_main. Destroying the worker drops the
-    // endpoints. After an error the left neighbour may still be putting into the slots and counters
-    // (its credit was granted): they are kept alive (abandon) rather than unmapped under the put.
-    if (std::uncaught_exceptions() > 0) {
-      abandon(std::move(slots_));
-      abandon(std::move(signals_region_));
-      abandon(context_);  // a context must outlive its registrations
+    // endpoints.
+    const bool unwinding = std::uncaught_exceptions() > 0;
+    if (!finalized && !unwinding) {
+      std::array<ucp_ep_h, 2> endpoints = {right_, left_};
+      try {
+        // Every rank flushes and closes its endpoints before any passes the barrier: no put is in
+        // flight into or out of anyone's slots after it.
+        worker_->disconnect(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
+        return;
+      } catch (const Error&) {
+        // A teardown that timed out: the peers' puts are not known to have ended.
+      }
     }
-    if (finalized || std::uncaught_exceptions() > 0) return;
-    std::array<ucp_ep_h, 2> endpoints = {right_, left_};
-    try {
-      worker_->disconnect(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
-    } catch (const Error&) {
-      // A teardown that timed out leaves nothing to undo; the worker goes all the same.
-    }
+    keep_memory_still_in_use(unwinding ? kUnwindingGraceSeconds : 0);
   }
-
   void* slot(int index) override { return slots_[index].data(); }
   const ChannelSpec& spec() const override { return spec_; }
   std::size_t extra_bytes() const override { return sizeof(Signals); }
@@ -211,6 +210,49 @@ class UcxChannel final : public Channel {
     stall.detail = "step " + std::to_string(step_) + " of this channel";
     return stall;
   }
+
+  // After a failure, the slots and counters are unmapped and freed only where no put can still touch
+  // them: this rank's own message put (reading its send slot) must have ended within `grace_seconds`,
+  // and every credit it granted must have been answered by the left neighbour's arrival notice (a
+  // sender puts only after a credit and announces only after its put has landed). Otherwise they
+  // stay until the process ends: freed memory that a put still lands in would corrupt whatever is
+  // allocated there next.
+  void keep_memory_still_in_use(double grace_seconds) {
+    if (!worker_) return;
+    bool own_puts_ended = false;
+    try {
+      ringcomm::wait_until(
+          [&] {
+            ucp_worker_progress(worker_->handle());
+            for (Operation& put : message_puts_)
+              if (put.poll() == UCS_INPROGRESS) return false;
+            return message_flush_.poll() != UCS_INPROGRESS;
+          },
+          grace_seconds, [&] { return stall("this rank's last put to end before the channel closes", spec_.send_to, 0); });
+      own_puts_ended = true;
+    } catch (const Error&) {
+    }
+    const bool no_put_expected = load(signals().arrived) == credit_source_;
+    if (own_puts_ended && no_put_expected) return;
+    for (auto& slot : slots_) slot.keep_memory();
+    signals_region_.keep_memory();
+    // UCP's cleanup would unregister the kept memory (and asserts on it): the context stays too.
+    static_cast<void>(new std::shared_ptr<const Context>(context_));
+    std::fprintf(stderr,
+                 "ringcomm: warning on rank %d: ucx channel %d: %s; its slots and counters stay allocated until the "
+                 "process ends\n",
+                 world_rank(), spec_.id,
+                 own_puts_ended ? "the left neighbour may still put into this rank's slot"
+                                : "this rank's put to the right neighbour did not end");
+  }
+
+  static int world_rank() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    return finalized ? -1 : comm_rank(MPI_COMM_WORLD);
+  }
+
+  static constexpr double kUnwindingGraceSeconds = 0.5;
 
   std::string right_name() const { return "ring position " + std::to_string(spec_.send_to); }
   std::string left_name() const { return "ring position " + std::to_string(spec_.recv_from); }

@@ -62,6 +62,13 @@ void LocalRegion::release() {
   data_ = nullptr;
 }
 
+void LocalRegion::keep_memory() {
+  // Deliberately never deleted: the Buffer's destructor would free the memory.
+  if (owned_.data() != nullptr) static_cast<void>(new Buffer(std::move(owned_)));
+  memh_ = nullptr;
+  data_ = nullptr;
+}
+
 RegionDescriptor LocalRegion::describe() const {
   void* packed = nullptr;
   std::size_t length = 0;

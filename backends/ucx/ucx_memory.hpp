@@ -31,6 +31,9 @@ class LocalRegion {
   ucp_mem_h handle() const { return memh_; }
   ucs_memory_type_t memory_type() const { return memory_type_; }
   RegionDescriptor describe() const;
+  // Gives the memory up without unregistering or freeing it, for when a put may still land in it: it
+  // stays until the process ends.
+  void keep_memory();
 
  private:
   void release();

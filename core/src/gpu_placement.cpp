@@ -91,6 +91,21 @@ std::string GpuPlacement::sharing_problems() const {
   return problems;
 }
 
+std::string GpuPlacement::one_rank_per_gpu_refusal(const std::string& transport) const {
+  const std::string problems = sharing_problems();
+  if (problems.empty()) return problems;
+  return problems + ": " + transport + " needs one rank per GPU; start one rank per GPU (e.g. mpirun -np " +
+         std::to_string(gpus_in_total()) + ")";
+}
+
+std::string said_by_ranks(MPI_Comm comm, const std::string& mine) {
+  const std::vector<std::string> all = allgather_strings(comm, mine);
+  std::string text;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) text += (text.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + ": " + all[r];
+  return text;
+}
+
 int GpuPlacement::gpus_in_total() const {
   int total = 0;
   for (const auto& entry : hosts_of(ranks_)) total += entry.second.gpus();

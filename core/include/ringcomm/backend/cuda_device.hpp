@@ -3,10 +3,12 @@
 // Header-only like cuda_check.hpp, so that only files compiled against cuda_runtime_api.h pay for it.
 #include <cuda_runtime_api.h>
 
+#include <exception>
 #include <string>
 
 #include "ringcomm/backend/cuda_check.hpp"
 #include "ringcomm/backend/gpu_placement.hpp"
+#include "ringcomm/memory.hpp"
 
 namespace ringcomm {
 
@@ -26,6 +28,26 @@ inline GpuIdentity identify_cuda_device(int device) {
   RINGCOMM_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
   gpu.bus_id = bus_id;
   RINGCOMM_CUDA(cudaGetDeviceCount(&gpu.visible_gpus));
+  return gpu;
+}
+
+// The GPU of this rank's data memory (the device Kokkos chose), or why there is none. Never throws. A
+// failed runtime call is also remembered as the thread's last error, which Kokkos may check later and
+// blame on its own work, so it is cleared here.
+inline LocalGpu local_gpu() {
+  LocalGpu gpu;
+  try {
+    gpu.failure = missing_cuda_device();
+    if (gpu.failure.empty()) {
+      if ((gpu.device = data_memory_device()) < 0)
+        gpu.failure = "Kokkos has not chosen a CUDA device (is Kokkos initialised?)";
+      else
+        gpu.identity = identify_cuda_device(gpu.device);
+    }
+  } catch (const std::exception& e) {
+    gpu.failure = e.what();
+  }
+  if (!gpu.failure.empty()) cudaGetLastError();
   return gpu;
 }
 

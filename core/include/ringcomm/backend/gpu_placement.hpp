@@ -16,6 +16,18 @@ struct GpuIdentity {
   int visible_gpus = 0;  // how many GPUs the rank can see (a launcher may hide the others)
 };
 
+// This rank's GPU as a GPU transport's probe finds it (cuda_device.hpp's local_gpu()), or why it has
+// none.
+struct LocalGpu {
+  int device = -1;       // CUDA ordinal in this process
+  GpuIdentity identity;  // empty bus id when the rank has no GPU
+  std::string failure;   // empty when the rank has a GPU
+};
+
+// Collective over `comm`: "rank 1: …; rank 3: …" for the ranks that pass a non-empty `mine`, the same
+// on every rank; empty when none does. Probes use it so that every rank answers alike.
+std::string said_by_ranks(MPI_Comm comm, const std::string& mine);
+
 struct RankGpu {
   int world_rank = -1;  // users know ranks by their MPI_COMM_WORLD number
   std::string host;     // MPI_Get_processor_name
@@ -34,6 +46,11 @@ class GpuPlacement {
   // ranks than they have GPUs, that too ("host node7 runs 3 ranks but has only 2 GPUs"), joined by
   // "; ". Identical on every rank, so a caller can throw it as a collective Error.
   std::string sharing_problems() const;
+
+  // Empty when every rank has a GPU to itself; otherwise sharing_problems() and what `transport`
+  // needs instead: "ranks 0 and 1 share GPU …: nccl needs one rank per GPU; start one rank per GPU
+  // (e.g. mpirun -np 1)". The same on every rank.
+  std::string one_rank_per_gpu_refusal(const std::string& transport) const;
 
   // At least how many GPUs the hosts have between them, i.e. how many ranks could each have their
   // own: for advice such as "mpirun -np N".
