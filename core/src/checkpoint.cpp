@@ -270,7 +270,7 @@ void Checkpoint::save(std::uint64_t round, const std::vector<Field>& progress, c
     std::error_code ec;
     std::filesystem::create_directories(directory_, ec);
     if (ec)
-      throw Error("cannot create the checkpoint directory " + directory_ + " (" + kCheckpointSetting + "): " +
+      throw Error("cannot create the checkpoint directory " + settings::shown_value(directory_) + " (" + kCheckpointSetting + "): " +
                   ec.message());
     const std::string temporary = final_path + ".tmp";
     remove_stale_temporaries();
