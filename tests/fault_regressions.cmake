@@ -1,6 +1,12 @@
 # Regression tests of issue #15 (besides the phase table, fault_phases.cmake): a full disk under
 # --write, options whose size arithmetic overflowed, ranks started differently, the node's memory
 # shared by its ranks, checkpoint paths that hung or reached too far.
+# The core pieces alone: bounded waits, collectively() and timeouts, agree_on_strings, checked sizes.
+ringcomm_add_mpi_test(test_bounded_waits SOURCES test_bounded_waits.cpp RANKS 1 2 TIMEOUT 60)
+foreach(_p 1 2)
+  set_property(TEST test_bounded_waits_p${_p} APPEND PROPERTY ENVIRONMENT RINGCOMM_TIMEOUT=1)
+endforeach()
+
 if(NOT RINGCOMM_BUILD_EXAMPLES)
   return()
 endif()
