@@ -148,7 +148,7 @@ void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std:
     if (same) continue;
     mismatch = true;
     msg << "\n  " << fields[i].name << ":";
-    for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << values[r];
+    for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << settings::shown_value(values[r]);
     if (values.size() > 16) msg << " …";
   }
   if (mismatch)

@@ -114,7 +114,7 @@ class Watchdog {
                  w.rank.c_str(), w.phase.c_str(), w.seconds, kTimeoutSetting, w.call.c_str(), kTimeoutSetting);
     std::fflush(stderr);
     // The peers' deadlines pass at about the same time: give them a moment to print theirs.
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, w.seconds / 2)));
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(2.0, w.seconds)));
     end_job(1);
   }
 

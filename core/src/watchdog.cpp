@@ -52,7 +52,7 @@ TimeoutError::TimeoutError(Stall stall, double seconds, std::string ring_context
       seconds_(seconds),
       ring_context_(std::move(ring_context)) {}
 
-double abort_grace_seconds(const TimeoutError& error) { return std::min(1.0, error.seconds() / 2); }
+double abort_grace_seconds(const TimeoutError& error) { return std::min(2.0, error.seconds()); }
 
 namespace watchdog_detail {
 
