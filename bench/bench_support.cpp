@@ -34,14 +34,12 @@ std::vector<TransportUnderTest> open_transports(MPI_Comm world, const std::vecto
   for (const auto& name : wanted) {
     TransportUnderTest t;
     t.name = name;
-    try {
-      t.transport = select_transport(name, ctx).transport;
-    } catch (const Error& e) {
-      if (!e.collective()) throw;
-      // The registry's message ends with the listing of every backend; the first line is the reason.
-      const std::string what = e.what();
-      t.skipped = what.substr(0, what.find("\ncompiled transports:"));
-    }
+    // The probe's own verdict, not the text of select_transport's error.
+    const BackendInfo* backend = Registry::instance().find(name);
+    const Usability usable = backend != nullptr ? probe_on_all_ranks(*backend, ctx)
+                                                : Usability::no("not compiled into this ringcomm");
+    if (usable.usable) t.transport = select_transport(name, ctx).transport;
+    else t.skipped = usable.reason;
     out.push_back(std::move(t));
   }
   return out;

@@ -50,10 +50,10 @@ void RawNcclRing::resize(std::size_t bytes) {
 
 void RawNcclRing::step() {
   const int other = 1 - current_;
-  RINGCOMM_NCCL(ncclGroupStart());
-  RINGCOMM_NCCL(ncclSend(buffers_[current_]->get(), bytes_, ncclUint8, right_, communicator_->get(), stream_.get()));
-  RINGCOMM_NCCL(ncclRecv(buffers_[other]->get(), bytes_, ncclUint8, left_, communicator_->get(), stream_.get()));
-  RINGCOMM_NCCL(ncclGroupEnd());
+  RINGCOMM_CHECK(ncclGroupStart());
+  RINGCOMM_CHECK(ncclSend(buffers_[current_]->get(), bytes_, ncclUint8, right_, communicator_->get(), stream_.get()));
+  RINGCOMM_CHECK(ncclRecv(buffers_[other]->get(), bytes_, ncclUint8, left_, communicator_->get(), stream_.get()));
+  RINGCOMM_CHECK(ncclGroupEnd());
   current_ = other;
 }
 

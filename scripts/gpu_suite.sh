@@ -13,7 +13,7 @@
 # Order: what the machine is, ringcomm-info, the conformance suite per transport on 1 rank and on 2
 # ranks — transports that fail it are left out of everything after — the G_t kernel tests, the
 # benchmarks, ring_compare at the paper's size, overlap (GPU_SUITE_OVERLAP_TRANSPORTS, default
-# "ucx host nccl", of those that passed), the mpi transport through Open MPI's UCX layer with
+# all that passed), the mpi transport through Open MPI's UCX layer with
 # the CUDA-enabled UCX, two bad placements (two ranks on one GPU, one rank more than GPUs), and a
 # stalled peer (SIGSTOP) for cuda_ipc and ucx and a forced NCCL error, each of which must end every
 # rank in bounded time.
@@ -24,7 +24,7 @@
 #
 # Environment: GPU_SUITE_SECONDS (default 480) bounds the whole run; each step also has its own limit.
 # GPU_SUITE_ONLY="conformance ring_bandwidth …" runs only the steps whose names start with one of the
-# words (then GPU_SUITE_TRANSPORTS, default cuda_ipc,nccl,ucx,host, stands in for the conformance verdicts of
+# words (then GPU_SUITE_TRANSPORTS, default every compiled one, stands in for the conformance verdicts of
 # transports not tested). RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib) is put first on
 # LD_LIBRARY_PATH.
 set -uo pipefail
@@ -149,6 +149,14 @@ step ringcomm_info 40 bash -c "mpirun -np 2 --bind-to none '$BUILD/tools/ringcom
 # check that RingTeam refuses T > 1 for it (GPU kernels of several threads' exchanges can wait on
 # each other across ranks). Its channel-level threads test (one channel per thread, no RingTeam)
 # passed in every GPU run so far and stays in.
+# Every compiled backend, in `auto` order, as ringcomm-info reported them: no list is kept here. (A
+# run limited by GPU_SUITE_ONLY that skipped ringcomm-info takes GPU_SUITE_TRANSPORTS instead.)
+compiled=$(python3 -c '
+import json, sys
+for t in sorted(json.load(open(sys.argv[1]))["transports"], key=lambda t: t["auto_preference"]): print(t["name"])
+' "$WORK/ringcomm_info.json" 2>/dev/null)
+[[ -n $compiled ]] || compiled=$(echo "${GPU_SUITE_TRANSPORTS:-}" | tr , ' ')
+[[ -n $compiled ]] || summary "  ringcomm-info listed no transports: no conformance runs"
 passed1=()
 passed2=()
 # conformance_verdict NAME TRANSPORT STATUS : whether the step's transport passed (0), was skipped as
@@ -156,7 +164,7 @@ passed2=()
 conformance_verdict() {
   local name=$1 t=$2 status=$3
   if ((status == 125)); then
-    [[ ,${GPU_SUITE_TRANSPORTS:-cuda_ipc,nccl,ucx,host}, == *,$t,* ]] && return 0
+    [[ ,${GPU_SUITE_TRANSPORTS:-$(echo $compiled | tr ' ' ,)}, == *,$t,* ]] && return 0
     return 1
   fi
   ((status == 0)) || return 2
@@ -166,7 +174,7 @@ conformance_verdict() {
   fi
   return 0
 }
-for t in cuda_ipc nccl ucx host mpi; do
+for t in $compiled; do
   filter="*/$t"
   step "conformance_p1_$t" 90 "${run1[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"
   conformance_verdict "conformance_p1_$t" "$t" $? && passed1+=("$t")
@@ -200,7 +208,7 @@ if [[ -n $list ]]; then
   # momenta (510 MiB of G_t per rank), so that a step's kernel and exchange take about as long over NVLink.
   # nccl measures one thread only (RingTeam refuses more for it). The paper's size, where compute
   # dominates, is measured too (docs/results/README.md).
-  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-cuda_ipc ucx host nccl}; do
+  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-${passed2[*]}}; do
     [[ " ${passed2[*]} " == *" $t "* ]] && echo "$t"; done | paste -sd,)
   # Two ranks sharing one GPU also share its SMs: what overlap measures means nothing there.
   if [[ -n $overlap_list ]] && needs_gpus overlap 2 && needs_gpus overlap_paper 2; then

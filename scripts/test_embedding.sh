@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the embedding examples against an installed ringcomm, as outside projects would
 # (find_package(ringcomm)), and runs them on 4 MPI ranks:
-#   - examples/mini_qmc once per CPU transport (mpi, host, ucx): the G_t files must agree within 5e-7
+#   - examples/mini_qmc once per transport usable here (ringcomm-info): the G_t files must agree within 5e-7
 #     (relative l1, l2 and linf), and the half-filled run must show density 1;
 #   - examples/custom_kernel once per transport: its own check against serial references.
-# A transport that the installed ringcomm did not compile is skipped with its reason.
+# A transport that the installed ringcomm reports unusable here is skipped with its reason.
 #
 # Usage: scripts/test_embedding.sh <ringcomm install prefix> [work folder]
 # (scripts/test.sh calls it with the prefix it installs to.)
@@ -32,15 +32,17 @@ for example in mini_qmc custom_kernel; do
   cmake --build "$work/$example" --parallel "$(ringcomm_jobs)"
 done
 
-# The CPU transports this ringcomm was built with; the others are reported and skipped.
+# Every transport the installed ringcomm reports usable here (ringcomm-info --json, probed on 4 ranks
+# as the runs below use), in its `auto` order; the others are reported with their reasons and skipped.
 transports=()
-for transport in mpi host ucx; do
-  reason=$("$prefix/bin/ringcomm-info" --json | python3 -c '
-import json, sys
-found = [t for t in json.load(sys.stdin)["transports"] if t["name"] == sys.argv[1]]
-print("" if found and found[0]["compiled"] else "not compiled into this ringcomm")' "$transport")
+while IFS=$'\t' read -r transport reason; do
   if [[ -z $reason ]]; then transports+=("$transport"); else echo "skipped: transport $transport: $reason"; fi
-done
+done < <(mpirun -np 4 "$prefix/bin/ringcomm-info" --json | python3 -c '
+import json, sys
+found = sorted(json.load(sys.stdin)["transports"], key=lambda t: t["auto_preference"])
+for t in found:
+    print(t["name"] + "\t" + ("" if t["usable"] else t["reason"].replace("\t", " ").replace("\n", " ")))')
+((${#transports[@]} > 0)) || { echo "FAILED: ringcomm-info reports no usable transport"; exit 1; }
 
 echo "== embedding: mini_qmc on 4 ranks with ${transports[*]}"
 cd "$work"

@@ -70,7 +70,7 @@ class GtSchedules : public TransportConformance {
     expect_matches(g4.gather(), reference, what.str());
   }
 
-  // Stream-ordered transports take one walker thread: more must fail on every rank, before any ring.
+  // A backend whose declaration refuses walker threads takes one: more must fail on every rank, before any ring.
   void expect_threads_refused(int threads) {
     const Topology topology(MPI_COMM_WORLD, comm_size(MPI_COMM_WORLD));
     try {
@@ -92,7 +92,7 @@ TEST_P(GtSchedules, EveryThreadCountDirectionAndStepScheduleMatchesReference) {
   const int S = comm_size(MPI_COMM_WORLD);
   for (const int threads : {1, 2, 3}) {
     if (threads > 1 && !thread_multiple_provided()) continue;
-    if (threads > 1 && transport().capabilities().stream_ordered) {
+    if (threads > 1 && !Registry::instance().find(GetParam())->refuses_walker_threads.empty()) {
       expect_threads_refused(threads);
       continue;
     }

@@ -33,12 +33,11 @@ set_tests_properties(fault_control_no_fault_passes PROPERTIES
   TIMEOUT 60 PROCESSORS 3 LABELS fault ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT};RINGCOMM_TIMEOUT=${RINGCOMM_FAULT_TIMEOUT}"
   PASS_REGULAR_EXPRESSION "all ranks fine")
 
-get_property(_fault_backends GLOBAL PROPERTY RINGCOMM_BACKEND_LIST)
-foreach(transport mpi host ucx)
-  if(transport IN_LIST _fault_backends)
-    ringcomm_add_fault_test(${transport} stop RANKS 3)
-    ringcomm_add_fault_test(${transport} kill RANKS 3)
-  endif()
+# Every backend the build says runs on host memory (ringcomm_add_backend, cmake/ringcommBackends.cmake).
+get_property(_fault_backends GLOBAL PROPERTY RINGCOMM_HOST_MEMORY_BACKENDS)
+foreach(transport IN LISTS _fault_backends)
+  ringcomm_add_fault_test(${transport} stop RANKS 3)
+  ringcomm_add_fault_test(${transport} kill RANKS 3)
 endforeach()
 # A rank that is alive and sleeping looks like a stopped one to its peers; once is enough.
 ringcomm_add_fault_test(mpi sleep RANKS 4 FAULT_RANK 2 AFTER_ROUND 5)

@@ -84,12 +84,7 @@ ringcomm_add_program_test(ring_overhead_bad_size PROGRAM ring_overhead RANKS 2 A
 
 # overlap: tiny sizes on the host-completing transports compiled here; tests/check_overlap_json.cmake
 # checks that every figure and raw sample is in the JSON, positive. Times are not judged.
-set(_overlap_transports "")
-foreach(transport IN ITEMS mpi host ucx)
-  if(transport IN_LIST _compiled_backends)
-    list(APPEND _overlap_transports ${transport})
-  endif()
-endforeach()
+get_property(_overlap_transports GLOBAL PROPERTY RINGCOMM_HOST_MEMORY_BACKENDS)
 list(JOIN _overlap_transports "," _overlap_transports)
 ringcomm_add_program_test(overlap PROGRAM overlap RANKS 2
   ARGS --transports ${_overlap_transports} --threads 2 --samples 2 --warmup 1 --measurements 2

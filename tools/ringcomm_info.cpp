@@ -8,7 +8,6 @@
 
 #include "command_line.hpp"
 #include "report.hpp"
-#include "transport_probe.hpp"
 #include "ringcomm/json.hpp"
 #include "ringcomm/memory.hpp"
 #include "ringcomm/registry.hpp"
@@ -34,8 +33,8 @@ TransportReport probe(const BackendInfo& backend, const TransportContext& ctx) {
   TransportReport report;
   report.name = backend.name;
   report.summary = backend.summary;
-  report.auto_preference = backend.auto_preference;
-  const cli::TransportAvailability availability = cli::probe_on_all_ranks(backend, ctx);
+  report.auto_preference = static_cast<int>(backend.preference);
+  const Usability availability = probe_on_all_ranks(backend, ctx);
   report.usable = availability.usable;
   report.reason = availability.reason;
   if (backend.details) {

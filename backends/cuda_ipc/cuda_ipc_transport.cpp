@@ -8,6 +8,7 @@
 
 #include "cuda_ipc_channel.hpp"
 #include "placement_probe.hpp"
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/backend/registration.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
@@ -15,44 +16,21 @@
 namespace ringcomm::cuda_ipc_backend {
 namespace {
 
-class CudaIpcTransport final : public Transport {
- public:
-  explicit CudaIpcTransport(int device) : device_(device) {}
-  std::string name() const override { return "cuda_ipc"; }
-  Capabilities capabilities() const override {
-    Capabilities caps;
-    caps.device_memory = true;
-    caps.one_sided = true;  // the sender writes into the receiver's slot; the receiver posts nothing
-    return caps;
-  }
-  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
-    verify_channel_spec(spec, name());
-    return cuda_ipc_backend::open_channel(spec, device_);
-  }
-
- private:
-  int device_;  // the CUDA device of this rank's data memory
-};
+std::unique_ptr<Transport> create(const TransportContext& ctx) {
+  if (ctx.memory != MemoryKind::device) throw Error(std::string(RINGCOMM_TRANSPORT_PREFIX) + kHostMemoryReason);
+  const int device = data_memory_device();
+  if (device < 0) throw Error(RINGCOMM_TRANSPORT_PREFIX "Kokkos has not chosen a CUDA device (is Kokkos initialised?)");
+  Capabilities caps;
+  caps.device_memory = true;
+  caps.one_sided = true;  // the sender writes into the receiver's slot; the receiver posts nothing
+  return make_transport(caps, [device](const ChannelSpec& spec) { return open_channel(spec, device); });
+}
 
 }  // namespace
 }  // namespace ringcomm::cuda_ipc_backend
 
-RINGCOMM_REGISTER_BACKEND(cuda_ipc) {
-  using namespace ringcomm;
-  BackendInfo info;
-  info.name = "cuda_ipc";
-  info.summary = "copy-engine copies straight into the neighbour GPU's slot via CUDA IPC (GPU builds; one node; "
-                 "ranks may share a GPU)";
-  // Where it can run at all it is the shortest path between two GPUs, so it comes before nccl (10).
-  info.auto_preference = 5;
-  info.probe = cuda_ipc_backend::probe;
-  info.create = [](const TransportContext& ctx) -> std::unique_ptr<Transport> {
-    if (ctx.memory != MemoryKind::device)
-      throw Error(std::string("cuda_ipc transport: ") + cuda_ipc_backend::kHostMemoryReason);
-    const int device = data_memory_device();
-    if (device < 0) throw Error("cuda_ipc transport: Kokkos has not chosen a CUDA device (is Kokkos initialised?)");
-    return std::make_unique<cuda_ipc_backend::CudaIpcTransport>(device);
-  };
-  info.details = cuda_ipc_backend::details;
-  registry.add(std::move(info));
+// Where it can run at all it is the shortest path between two GPUs.
+RINGCOMM_DECLARE_BACKEND() {
+  return {"copy-engine copies straight into the neighbour GPU's slot via CUDA IPC (GPU builds; one node; ranks may share a GPU)",
+          Preference::peer_copy, cuda_ipc_backend::probe, cuda_ipc_backend::create, cuda_ipc_backend::details};
 }

@@ -4,13 +4,14 @@
 #include <utility>
 #include <vector>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/backend/mpi_call.hpp"
 
 namespace ringcomm::cuda_ipc_backend {
 namespace {
 
-constexpr const char* kTestall = "cuda_ipc transport: MPI_Testall";
+constexpr const char* kTestall = RINGCOMM_TRANSPORT_PREFIX "MPI_Testall";
 
 // MPI attaches its tag bound to MPI_COMM_WORLD; it holds for every communicator.
 int largest_channel_id() {
@@ -37,7 +38,7 @@ NeighbourMessages::NeighbourMessages(MPI_Comm comm, const ChannelSpec& spec) : c
   requests_.fill(MPI_REQUEST_NULL);
   // Channel ids are the same on every rank (verify_channel_spec), so every rank reaches this verdict.
   if (spec.id < 0 || spec.id > largest_channel_id())
-    throw Error("cuda_ipc transport: channel id " + std::to_string(spec.id) + " does not fit this MPI's tags (0 to " +
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "channel id " + std::to_string(spec.id) + " does not fit this MPI's tags (0 to " +
                     std::to_string(largest_channel_id()) + ")",
                 true);
 }
@@ -55,39 +56,22 @@ NeighbourMessages::~NeighbourMessages() {
 int NeighbourMessages::tag(Notice notice) const { return spec_.id * kNotices + static_cast<int>(notice); }
 
 void NeighbourMessages::swap(Notice notice, const void* mine, int to, void* theirs, int from, std::size_t bytes) {
-  std::array<MPI_Request, 2> pair = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  const int count = static_cast<int>(bytes);
-  check_mpi(MPI_Irecv(theirs, count, MPI_BYTE, from, tag(notice), comm_, &pair[0]), "cuda_ipc transport: MPI_Irecv");
-  check_mpi(MPI_Isend(mine, count, MPI_BYTE, to, tag(notice), comm_, &pair[1]), "cuda_ipc transport: MPI_Isend");
-  std::array<MPI_Status, 2> statuses;
-  try {
-    wait_for_requests(pair.data(), 2, statuses.data(), spec_.timeout_seconds, kTestall, [&](const std::vector<bool>& pending) {
-      const int peer = pending[0] ? from : to;
-      return stall(std::string("the ") + notice_name(notice) + (pending[0] ? " from" : " to be taken by") +
-                       " ring position " + std::to_string(peer),
-                   peer, 0);
-    });
-  } catch (const Error&) {
-    cancel_pending_receives(pair.data(), 1);  // `theirs` belongs to the caller and may go away
-    throw;
-  }
-  int received = 0;
-  MPI_Get_count(&statuses[0], MPI_BYTE, &received);
-  if (received != count)
-    throw Error("cuda_ipc transport: the " + std::string(notice_name(notice)) + " from ring position " +
-                std::to_string(from) + " has " + std::to_string(received) + " bytes, expected " + std::to_string(count) +
-                " (do the ranks run the same build?)");
+  const std::string name = std::string("the ") + notice_name(notice);
+  swap_with_neighbours(comm_, tag(notice), mine, bytes, to, theirs, bytes, from, spec_.timeout_seconds,
+                       RINGCOMM_TRANSPORT_PREFIX + name, [&](int peer, bool receiving) {
+                         return stall(name + (receiving ? " from" : " to be taken by") + " ring position " +
+                                          std::to_string(peer),
+                                      peer, 0);
+                       });
 }
 
 bool NeighbourMessages::trade_unmap_notices(bool unmapped, double limit_seconds) {
   unmap_notices_ = {0, 1};
-  check_mpi(MPI_Irecv(&unmap_notices_[0], 1, MPI_CHAR, spec_.recv_from, tag(Notice::unmapped), comm_,
-                      &unmap_requests_[0]),
-            "cuda_ipc transport: MPI_Irecv");
+  RINGCOMM_CHECK(MPI_Irecv(&unmap_notices_[0], 1, MPI_CHAR, spec_.recv_from, tag(Notice::unmapped), comm_,
+                           &unmap_requests_[0]));
   if (unmapped)
-    check_mpi(MPI_Isend(&unmap_notices_[1], 1, MPI_CHAR, spec_.send_to, tag(Notice::unmapped), comm_,
-                        &unmap_requests_[1]),
-              "cuda_ipc transport: MPI_Isend");
+    RINGCOMM_CHECK(MPI_Isend(&unmap_notices_[1], 1, MPI_CHAR, spec_.send_to, tag(Notice::unmapped), comm_,
+                             &unmap_requests_[1]));
   try {
     wait_for_requests(unmap_requests_.data(), 2, MPI_STATUSES_IGNORE, limit_seconds, kTestall,
                       [&](const std::vector<bool>& pending) {
@@ -106,14 +90,12 @@ bool NeighbourMessages::trade_unmap_notices(bool unmapped, double limit_seconds)
 }
 
 void NeighbourMessages::post_receive(Slot slot, Notice notice, int from) {
-  check_mpi(MPI_Irecv(&values_[slot], 1, MPI_UINT64_T, from, tag(notice), comm_, &requests_[slot]),
-            "cuda_ipc transport: MPI_Irecv");
+  RINGCOMM_CHECK(MPI_Irecv(&values_[slot], 1, MPI_UINT64_T, from, tag(notice), comm_, &requests_[slot]));
 }
 
 void NeighbourMessages::post_send(Slot slot, Notice notice, int to) {
   values_[slot] = step_;
-  check_mpi(MPI_Isend(&values_[slot], 1, MPI_UINT64_T, to, tag(notice), comm_, &requests_[slot]),
-            "cuda_ipc transport: MPI_Isend");
+  RINGCOMM_CHECK(MPI_Isend(&values_[slot], 1, MPI_UINT64_T, to, tag(notice), comm_, &requests_[slot]));
 }
 
 void NeighbourMessages::begin_step(std::uint64_t step) {
@@ -126,7 +108,7 @@ void NeighbourMessages::begin_step(std::uint64_t step) {
 
 bool NeighbourMessages::credit_granted() {
   int done = 0;
-  check_mpi(MPI_Test(&requests_[credit_in], &done, MPI_STATUS_IGNORE), "cuda_ipc transport: MPI_Test");
+  RINGCOMM_CHECK(MPI_Test(&requests_[credit_in], &done, MPI_STATUS_IGNORE));
   if (done) check_step(credit_in, "credit", spec_.send_to);
   return done != 0;
 }
@@ -153,15 +135,15 @@ void NeighbourMessages::await_step_end() {
 
 void NeighbourMessages::check_step(Slot slot, const char* what, int from) const {
   if (values_[slot] == step_) return;
-  throw Error("cuda_ipc transport: the " + std::string(what) + " from ring position " + std::to_string(from) +
+  throw Error(RINGCOMM_TRANSPORT_PREFIX "the " + std::string(what) + " from ring position " + std::to_string(from) +
               " is for step " + std::to_string(values_[slot]) + " of channel " + std::to_string(spec_.id) +
               ", but this rank is at step " + std::to_string(step_) + " (the ranks run different sequences of steps)");
 }
 
 Stall channel_stall(const ChannelSpec& spec, std::uint64_t step, std::string waiting_for, int peer,
                     std::size_t bytes_outstanding) {
-  return Stall{"cuda_ipc", std::move(waiting_for), spec.id, peer, bytes_outstanding,
-               "step " + std::to_string(step) + " of this channel", {}};
+  return ringcomm::channel_stall(spec, std::move(waiting_for), peer, bytes_outstanding,
+                                 "step " + std::to_string(step) + " of this channel");
 }
 
 }  // namespace ringcomm::cuda_ipc_backend

@@ -1,15 +1,15 @@
 #include "peer_copier.hpp"
 
-#include "cuda_ipc_call.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
 
 namespace ringcomm::cuda_ipc_backend {
 
 PeerCopier::PeerCopier() {
   // Non-blocking: the copies must not wait for, or hold up, work on the legacy default stream.
-  CUDA_IPC_CALL(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  RINGCOMM_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // Events that only order and signal need no timestamps, which makes recording them cheaper.
-  CUDA_IPC_CALL(cudaEventCreateWithFlags(&producer_done_, cudaEventDisableTiming));
-  CUDA_IPC_CALL(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming));
+  RINGCOMM_CHECK(cudaEventCreateWithFlags(&producer_done_, cudaEventDisableTiming));
+  RINGCOMM_CHECK(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming));
 }
 
 PeerCopier::~PeerCopier() {
@@ -20,15 +20,15 @@ PeerCopier::~PeerCopier() {
 }
 
 void PeerCopier::follow(cudaStream_t producer) {
-  CUDA_IPC_CALL(cudaEventRecord(producer_done_, producer));
+  RINGCOMM_CHECK(cudaEventRecord(producer_done_, producer));
   follows_producer_ = true;
 }
 
 void PeerCopier::copy(void* target, const void* source, std::size_t bytes) {
-  if (follows_producer_) CUDA_IPC_CALL(cudaStreamWaitEvent(stream_, producer_done_, 0));
+  if (follows_producer_) RINGCOMM_CHECK(cudaStreamWaitEvent(stream_, producer_done_, 0));
   follows_producer_ = false;
-  CUDA_IPC_CALL(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDeviceToDevice, stream_));
-  CUDA_IPC_CALL(cudaEventRecord(copied_, stream_));
+  RINGCOMM_CHECK(cudaMemcpyAsync(target, source, bytes, cudaMemcpyDeviceToDevice, stream_));
+  RINGCOMM_CHECK(cudaEventRecord(copied_, stream_));
   copying_ = true;
 }
 
@@ -36,7 +36,7 @@ bool PeerCopier::idle() const {
   if (!copying_) return true;
   const cudaError_t status = cudaEventQuery(copied_);
   if (status == cudaErrorNotReady) return false;
-  check_cuda(status, "cuda_ipc transport: cudaEventQuery after the copy into the right neighbour's slot");
+  backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, "cudaEventQuery after the copy into the right neighbour's slot");
   return true;
 }
 

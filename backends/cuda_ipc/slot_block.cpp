@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "cuda_ipc_call.hpp"
+#include "ringcomm/backend/cuda_check.hpp"
 
 namespace ringcomm::cuda_ipc_backend {
 namespace {
@@ -24,7 +24,7 @@ void* slot_in(void* block, std::size_t slot_bytes, int index) {
 
 OwnSlots::OwnSlots(std::size_t slot_bytes)
     : slot_bytes_(slot_bytes), tracked_(kSlotsPerBlock * stride(slot_bytes)) {
-  CUDA_IPC_CALL(cudaMalloc(&block_, kSlotsPerBlock * stride(slot_bytes)));
+  RINGCOMM_CHECK(cudaMalloc(&block_, kSlotsPerBlock * stride(slot_bytes)));
 }
 
 OwnSlots::~OwnSlots() {
@@ -35,14 +35,14 @@ void* OwnSlots::slot(int index) const { return slot_in(block_, slot_bytes_, inde
 
 cudaIpcMemHandle_t OwnSlots::handle() const {
   cudaIpcMemHandle_t handle{};
-  CUDA_IPC_CALL(cudaIpcGetMemHandle(&handle, block_));
+  RINGCOMM_CHECK(cudaIpcGetMemHandle(&handle, block_));
   return handle;
 }
 
 std::size_t OwnSlots::padding_bytes() const { return kSlotsPerBlock * (stride(slot_bytes_) - slot_bytes_); }
 
 MappedSlots::MappedSlots(const cudaIpcMemHandle_t& handle, std::size_t slot_bytes) : slot_bytes_(slot_bytes) {
-  CUDA_IPC_CALL(cudaIpcOpenMemHandle(&block_, handle, cudaIpcMemLazyEnablePeerAccess));
+  RINGCOMM_CHECK(cudaIpcOpenMemHandle(&block_, handle, cudaIpcMemLazyEnablePeerAccess));
 }
 
 MappedSlots::~MappedSlots() {

@@ -7,6 +7,7 @@
 // bounce buffer, so that is refused.
 #include <vector>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/backend/cuda_check.hpp"
 #include "ringcomm/watchdog.hpp"
 #include "staging_copier.hpp"
@@ -35,8 +36,8 @@ class CopyQueue {
       require_pinned(host_side);
       checked_[lane] = true;
     }
-    RINGCOMM_CUDA(cudaMemcpyAsync(dst, src, bytes, kind_, stream_));
-    RINGCOMM_CUDA(cudaEventRecord(events_[lane], stream_));
+    RINGCOMM_CHECK(cudaMemcpyAsync(dst, src, bytes, kind_, stream_));
+    RINGCOMM_CHECK(cudaEventRecord(events_[lane], stream_));
   }
 
   void wait(int lane) {
@@ -45,13 +46,13 @@ class CopyQueue {
         [&] {
           const cudaError_t status = cudaEventQuery(events_[lane]);
           if (status == cudaErrorNotReady) return false;
-          check_cuda(status, "cudaEventQuery");
+          backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, "cudaEventQuery");
           return true;
         },
         timeout_seconds_,
         [&] {
           Stall stall;
-          stall.transport = "host";
+          stall.transport = RINGCOMM_BACKEND_STRING;
           stall.waiting_for = kind_ == cudaMemcpyDeviceToHost ? "a copy from a GPU slot to host staging"
                                                               : "a copy from host staging to a GPU slot";
           return stall;
@@ -62,20 +63,20 @@ class CopyQueue {
   // The stream must belong to the slots' GPU, which the creating thread need not have selected.
   void create_on_device_of(const void* device_pointer) {
     cudaPointerAttributes attributes{};
-    RINGCOMM_CUDA(cudaPointerGetAttributes(&attributes, device_pointer));
+    RINGCOMM_CHECK(cudaPointerGetAttributes(&attributes, device_pointer));
     int previous = 0;
-    RINGCOMM_CUDA(cudaGetDevice(&previous));
-    RINGCOMM_CUDA(cudaSetDevice(attributes.device));
-    RINGCOMM_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    for (cudaEvent_t& event : events_) RINGCOMM_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    RINGCOMM_CUDA(cudaSetDevice(previous));
+    RINGCOMM_CHECK(cudaGetDevice(&previous));
+    RINGCOMM_CHECK(cudaSetDevice(attributes.device));
+    RINGCOMM_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    for (cudaEvent_t& event : events_) RINGCOMM_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    RINGCOMM_CHECK(cudaSetDevice(previous));
   }
 
   static void require_pinned(const void* host_pointer) {
     cudaPointerAttributes attributes{};
-    RINGCOMM_CUDA(cudaPointerGetAttributes(&attributes, host_pointer));
+    RINGCOMM_CHECK(cudaPointerGetAttributes(&attributes, host_pointer));
     if (attributes.type != cudaMemoryTypeHost)
-      throw Error("host transport: a staging buffer is not page-locked host memory; asynchronous copies "
+      throw Error(RINGCOMM_TRANSPORT_PREFIX "a staging buffer is not page-locked host memory; asynchronous copies "
                   "from it would silently become synchronous");
   }
 

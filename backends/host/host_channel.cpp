@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/backend/mpi_call.hpp"
 
@@ -55,25 +56,18 @@ unsigned char* StagedChannel::recv_stage(int lane) const {
 }
 
 Stall StagedChannel::stall(std::string waiting_for, int peer, std::size_t bytes_outstanding) const {
-  Stall stall;
-  stall.transport = "host";
-  stall.waiting_for = std::move(waiting_for);
-  stall.channel = spec_.id;
-  stall.peer = peer;
-  stall.bytes_outstanding = bytes_outstanding;
-  return stall;
+  return channel_stall(spec_, std::move(waiting_for), peer, bytes_outstanding);
 }
 
 void StagedChannel::post_receive(std::size_t chunk) {
-  check_mpi(MPI_Irecv(recv_stage(lane_of(chunk)), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.recv_from,
-                      kChunkTag, comm_.get(), &receives_[lane_of(chunk)]),
-            "host transport: MPI_Irecv");
+  RINGCOMM_CHECK(MPI_Irecv(recv_stage(lane_of(chunk)), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.recv_from,
+                      kChunkTag, comm_.get(), &receives_[lane_of(chunk)]));
 }
 
 void StagedChannel::start_download(std::size_t chunk) {
   const int lane = lane_of(chunk);
   // The lane's staging buffer may still be on its way to the right neighbour.
-  wait_for_requests(&sends_[lane], 1, MPI_STATUSES_IGNORE, spec_.timeout_seconds, "host transport: MPI_Testall", [&](auto) {
+  wait_for_requests(&sends_[lane], 1, MPI_STATUSES_IGNORE, spec_.timeout_seconds, RINGCOMM_TRANSPORT_PREFIX "MPI_Testall", [&](auto) {
     return stall("the right neighbour to take chunk " + std::to_string(chunk - lanes_), spec_.send_to,
                  spec_.bytes - chunk_offset(chunk - lanes_));
   });
@@ -83,14 +77,13 @@ void StagedChannel::start_download(std::size_t chunk) {
 void StagedChannel::send_downloaded(std::size_t chunk) {
   const int lane = lane_of(chunk);
   copier_->wait_download(lane);
-  check_mpi(MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_.get(),
-                      &sends_[lane]),
-            "host transport: MPI_Isend");
+  RINGCOMM_CHECK(MPI_Isend(send_stage(lane), static_cast<int>(chunk_size(chunk)), MPI_BYTE, spec_.send_to, kChunkTag, comm_.get(),
+                      &sends_[lane]));
 }
 
 void StagedChannel::wait_received(std::size_t chunk) {
   MPI_Status status;
-  wait_for_requests(&receives_[lane_of(chunk)], 1, &status, spec_.timeout_seconds, "host transport: MPI_Testall",
+  wait_for_requests(&receives_[lane_of(chunk)], 1, &status, spec_.timeout_seconds, RINGCOMM_TRANSPORT_PREFIX "MPI_Testall",
                     [&](auto) {
                       return stall("chunk " + std::to_string(chunk) + " of " + std::to_string(chunks_) +
                                        " from the left neighbour",
@@ -99,7 +92,7 @@ void StagedChannel::wait_received(std::size_t chunk) {
   int received = 0;
   MPI_Get_count(&status, MPI_BYTE, &received);
   if (static_cast<std::size_t>(received) != chunk_size(chunk))
-    throw Error("host transport: chunk " + std::to_string(chunk) + " from ring position " +
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "chunk " + std::to_string(chunk) + " from ring position " +
                 std::to_string(spec_.recv_from) + " has " + std::to_string(received) + " bytes, expected " +
                 std::to_string(chunk_size(chunk)) + " (is RINGCOMM_HOST_CHUNK_BYTES the same on every rank?)");
 }
@@ -126,7 +119,7 @@ void StagedChannel::finish(StreamRef) {
     }
   }
   for (int lane = 0; lane < lanes_; ++lane) copier_->wait_upload(lane);
-  wait_for_requests(sends_.data(), lanes_, MPI_STATUSES_IGNORE, spec_.timeout_seconds, "host transport: MPI_Testall",
+  wait_for_requests(sends_.data(), lanes_, MPI_STATUSES_IGNORE, spec_.timeout_seconds, RINGCOMM_TRANSPORT_PREFIX "MPI_Testall",
                     [&](const std::vector<bool>& pending) {
                       // The last `lanes_` chunks went out from one lane each.
                       std::size_t bytes = 0;

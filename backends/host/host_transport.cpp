@@ -28,26 +28,6 @@ std::size_t chunk_bytes_setting(MPI_Comm world) {
   return bytes;
 }
 
-class HostTransport final : public Transport {
- public:
-  HostTransport(MemoryKind memory, std::size_t chunk_bytes) : memory_(memory), chunk_bytes_(chunk_bytes) {}
-  std::string name() const override { return "host"; }
-  Capabilities capabilities() const override {
-    Capabilities caps;
-    caps.device_memory = memory_ == MemoryKind::device;
-    caps.host_staging = true;
-    return caps;
-  }
-  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
-    verify_channel_spec(spec, name());
-    return std::make_unique<StagedChannel>(spec, memory_, chunk_bytes_);
-  }
-
- private:
-  MemoryKind memory_;
-  std::size_t chunk_bytes_;
-};
-
 std::vector<std::string> details(const TransportContext&) {
   const auto text = settings::env(kChunkSetting);
   return {std::string("slots: ") + "data memory, staged through pinned host buffers (2 per direction)",
@@ -55,20 +35,19 @@ std::vector<std::string> details(const TransportContext&) {
                                          : format_bytes(kDefaultChunkBytes) + " (default; " + kChunkSetting + ")")};
 }
 
+std::unique_ptr<Transport> create(const TransportContext& ctx) {
+  const std::size_t chunk_bytes = chunk_bytes_setting(ctx.world);
+  Capabilities caps = Capabilities::for_slots_in(ctx.memory);
+  caps.host_staging = true;
+  return make_transport(caps, [memory = ctx.memory, chunk_bytes](const ChannelSpec& spec) {
+    return std::make_unique<StagedChannel>(spec, memory, chunk_bytes);
+  });
+}
+
 }  // namespace
 }  // namespace ringcomm::host_backend
 
-RINGCOMM_REGISTER_BACKEND(host) {
-  using namespace ringcomm;
-  BackendInfo info;
-  info.name = "host";
-  info.summary = "chunked staging through pinned host memory, non-blocking MPI per chunk; any MPI";
-  info.auto_preference = 40;
-  info.probe = [](const TransportContext&) { return Usability::yes(); };
-  info.create = [](const TransportContext& ctx) {
-    const std::size_t chunk_bytes = host_backend::chunk_bytes_setting(ctx.world);
-    return std::make_unique<host_backend::HostTransport>(ctx.memory, chunk_bytes);
-  };
-  info.details = host_backend::details;
-  registry.add(std::move(info));
+RINGCOMM_DECLARE_BACKEND() {
+  return {"chunked staging through pinned host memory, non-blocking MPI per chunk; any MPI", Preference::staged,
+          [](const TransportContext&) { return Usability::yes(); }, host_backend::create, host_backend::details};
 }

@@ -18,10 +18,8 @@ class MpiChannel final : public Channel {
   MpiChannel(const ChannelSpec& spec, MemoryKind memory) : spec_(spec), message_(spec.bytes), comm_(spec.comm) {
     for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(memory, spec.bytes, "ringcomm mpi slot");
     for (int s = 0; s < kSlots; ++s) {
-      check_mpi(MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_.get(), &send_[s]),
-                "mpi transport: MPI_Send_init");
-      check_mpi(MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_.get(), &recv_[s]),
-                "mpi transport: MPI_Recv_init");
+      RINGCOMM_CHECK(MPI_Send_init(slots_[s].data(), message_.count(), message_.type(), spec.send_to, 0, comm_.get(), &send_[s]));
+      RINGCOMM_CHECK(MPI_Recv_init(slots_[s].data(), message_.count(), message_.type(), spec.recv_from, 0, comm_.get(), &recv_[s]));
     }
   }
 
@@ -44,30 +42,27 @@ class MpiChannel final : public Channel {
 
   void start(int send, int recv, StreamRef) override {
     active_ = {recv_[recv], send_[send]};
-    check_mpi(MPI_Startall(2, active_.data()), "mpi transport: MPI_Startall");
+    RINGCOMM_CHECK(MPI_Startall(2, active_.data()));
   }
 
   void finish(StreamRef) override {
     std::array<MPI_Status, 2> status;
-    wait_for_requests(active_.data(), 2, status.data(), spec_.timeout_seconds, "mpi transport: MPI_Testall",
+    wait_for_requests(active_.data(), 2, status.data(), spec_.timeout_seconds, RINGCOMM_TRANSPORT_PREFIX "MPI_Testall",
                       [&](const std::vector<bool>& pending) { return stall(pending); });
     int received = 0;
     MPI_Get_count(&status[0], message_.type(), &received);
     if (received != message_.count())
-      throw Error("mpi transport: received " + std::to_string(received) + " units from ring position " +
+      throw Error(RINGCOMM_TRANSPORT_PREFIX "received " + std::to_string(received) + " units from ring position " +
                   std::to_string(spec_.recv_from) + ", expected " + std::to_string(message_.count()));
   }
 
  private:
   // active_ holds the receive, then the send.
   Stall stall(const std::vector<bool>& pending) const {
-    Stall stall;
-    stall.transport = "mpi";
-    stall.channel = spec_.id;
     const bool receiving = pending[0], sending = pending[1];
-    stall.waiting_for = receiving && sending ? "the exchange with both neighbours"
-                        : receiving          ? "the message from the left neighbour"
-                                             : "the right neighbour to take the message";
+    Stall stall = channel_stall(spec_, receiving && sending ? "the exchange with both neighbours"
+                                       : receiving          ? "the message from the left neighbour"
+                                                            : "the right neighbour to take the message");
     stall.peer = receiving && !sending ? spec_.recv_from : sending && !receiving ? spec_.send_to : -1;
     stall.bytes_outstanding = (receiving + sending) * spec_.bytes;
     stall.detail = std::string("receive from ring position ") + std::to_string(spec_.recv_from) +

@@ -8,24 +8,6 @@
 namespace ringcomm::mpi_backend {
 namespace {
 
-class MpiTransport final : public Transport {
- public:
-  explicit MpiTransport(MemoryKind memory) : memory_(memory) {}
-  std::string name() const override { return "mpi"; }
-  Capabilities capabilities() const override {
-    Capabilities caps;
-    caps.device_memory = memory_ == MemoryKind::device;
-    return caps;
-  }
-  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
-    verify_channel_spec(spec, name());
-    return mpi_backend::open_channel(spec, memory_);
-  }
-
- private:
-  MemoryKind memory_;
-};
-
 Usability probe(const TransportContext& ctx) {
   if (ctx.memory != MemoryKind::device) return Usability::yes();
   const GpuAwareness gpu = probe_gpu_awareness();
@@ -45,17 +27,15 @@ std::vector<std::string> details(const TransportContext&) {
   return {"library: " + library, std::string("CUDA-aware: ") + (gpu.aware ? "yes" : "no") + " (" + gpu.how + ")"};
 }
 
+std::unique_ptr<Transport> create(const TransportContext& ctx) {
+  return make_transport(Capabilities::for_slots_in(ctx.memory),
+                        [memory = ctx.memory](const ChannelSpec& spec) { return open_channel(spec, memory); });
+}
+
 }  // namespace
 }  // namespace ringcomm::mpi_backend
 
-RINGCOMM_REGISTER_BACKEND(mpi) {
-  using namespace ringcomm;
-  BackendInfo info;
-  info.name = "mpi";
-  info.summary = "MPI persistent send/receive; device pointers only with a CUDA-aware MPI";
-  info.auto_preference = 30;
-  info.probe = mpi_backend::probe;
-  info.create = [](const TransportContext& ctx) { return std::make_unique<mpi_backend::MpiTransport>(ctx.memory); };
-  info.details = mpi_backend::details;
-  registry.add(std::move(info));
+RINGCOMM_DECLARE_BACKEND() {
+  return {"MPI persistent send/receive; device pointers only with a CUDA-aware MPI", Preference::two_sided,
+          mpi_backend::probe, mpi_backend::create, mpi_backend::details};
 }

@@ -14,16 +14,11 @@ std::string nccl_error_text(ncclResult_t result) {
   return text;
 }
 
-void check_nccl(ncclResult_t result, const char* call) {
-  if (result != ncclSuccess && result != ncclInProgress)
-    throw Error(std::string("nccl transport: ") + call + " failed: " + nccl_error_text(result));
-}
-
 void throw_if_async_error(ncclComm_t comm) {
   ncclResult_t state = ncclSuccess;
-  check_nccl(ncclCommGetAsyncError(comm, &state), "ncclCommGetAsyncError");
+  RINGCOMM_CHECK(ncclCommGetAsyncError(comm, &state));
   if (state != ncclSuccess && state != ncclInProgress)
-    throw Error("nccl transport: communication failed asynchronously: " + nccl_error_text(state) +
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "communication failed asynchronously: " + nccl_error_text(state) +
                 "; a peer may have failed (see its output)");
 }
 
@@ -33,14 +28,14 @@ Communicator::Communicator(MPI_Comm comm, const std::string& name) {
   MPI_Comm_size(comm, &size);
   ncclUniqueId id{};
   collectively(comm, [&] {
-    if (rank == 0) RINGCOMM_NCCL(ncclGetUniqueId(&id));
+    if (rank == 0) RINGCOMM_CHECK(ncclGetUniqueId(&id));
   });
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   config.commName = name.c_str();
   try {
-    collectively(comm, [&] { RINGCOMM_NCCL(ncclCommInitRankConfig(&comm_, size, id, rank, &config)); });
+    collectively(comm, [&] { RINGCOMM_CHECK(ncclCommInitRankConfig(&comm_, size, id, rank, &config)); });
   } catch (...) {
     // Ranks whose part succeeded hold a communicator their failed peers never completed.
     if (comm_ != nullptr) ncclCommAbort(comm_);
@@ -75,7 +70,7 @@ void Communicator::wait(const std::function<cudaError_t()>& query, const char* q
         [&] {
           const cudaError_t status = query();
           if (status == cudaSuccess) return true;
-          if (status != cudaErrorNotReady) check_cuda(status, query_name);
+          if (status != cudaErrorNotReady) backend::check_result(status, RINGCOMM_TRANSPORT_PREFIX, query_name);
           throw_if_async_error(comm_);
           return false;
         },
@@ -96,3 +91,11 @@ void Communicator::abort() {
 }
 
 }  // namespace ringcomm::nccl_backend
+
+namespace ringcomm::backend {
+
+void check_result(ncclResult_t result, const char* prefix, const char* call) {
+  if (result != ncclSuccess && result != ncclInProgress) call_failed(prefix, call, nccl_backend::nccl_error_text(result));
+}
+
+}  // namespace ringcomm::backend

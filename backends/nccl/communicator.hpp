@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/watchdog.hpp"
 
 namespace ringcomm::nccl_backend {
@@ -16,9 +17,6 @@ namespace ringcomm::nccl_backend {
 
 // The result code's text and, where NCCL recorded one, its last detailed message.
 std::string nccl_error_text(ncclResult_t result);
-
-// Throws a (local) ringcomm::Error naming `call` when `result` is a failure.
-void check_nccl(ncclResult_t result, const char* call);
 
 // Throws when the communicator has failed asynchronously (a kernel hit an error, a peer vanished).
 void throw_if_async_error(ncclComm_t comm);
@@ -54,4 +52,7 @@ class Communicator {
 
 }  // namespace ringcomm::nccl_backend
 
-#define RINGCOMM_NCCL(call) ::ringcomm::nccl_backend::check_nccl((call), #call)
+namespace ringcomm::backend {
+// RINGCOMM_CHECK(nccl…(…)) (backend/check.hpp); ncclInProgress is not a failure.
+void check_result(ncclResult_t result, const char* prefix, const char* call);
+}  // namespace ringcomm::backend

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "communicator.hpp"
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/backend/cuda_check.hpp"
 #include "ringcomm/backend/cuda_device.hpp"
 #include "ringcomm/backend/gpu_placement.hpp"
@@ -35,7 +36,7 @@ void require_one_rank_per_gpu(MPI_Comm comm, int device) {
 
 int device_holding(const void* pointer) {
   cudaPointerAttributes attributes{};
-  RINGCOMM_CUDA(cudaPointerGetAttributes(&attributes, pointer));
+  RINGCOMM_CHECK(cudaPointerGetAttributes(&attributes, pointer));
   return attributes.device;
 }
 
@@ -79,14 +80,14 @@ class NcclChannel final : public Channel {
       for (int s = 0; s < kSlots; ++s) slots_[s] = Buffer(MemoryKind::device, spec.bytes, "ringcomm nccl slot");
       device_ = device_holding(slots_[0].data());
       // A thread that never chose a device would have NCCL set up on device 0.
-      RINGCOMM_CUDA(cudaSetDevice(device_));
-      RINGCOMM_CUDA(cudaEventCreateWithFlags(&exchanged_, cudaEventDisableTiming));
-      RINGCOMM_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+      RINGCOMM_CHECK(cudaSetDevice(device_));
+      RINGCOMM_CHECK(cudaEventCreateWithFlags(&exchanged_, cudaEventDisableTiming));
+      RINGCOMM_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
       // The highest priority lets NCCL's few blocks onto the SMs ahead of the rest of a large
       // consume kernel queued on the other stream, instead of after it.
       int lowest = 0, highest = 0;
-      RINGCOMM_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
-      RINGCOMM_CUDA(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, highest));
+      RINGCOMM_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+      RINGCOMM_CHECK(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, highest));
     });
     require_one_rank_per_gpu(spec.comm, device_);
     const bool register_slots = register_slots_requested(spec.comm);
@@ -94,7 +95,7 @@ class NcclChannel final : public Channel {
     if (register_slots)
       collectively(spec.comm, [&] {
         for (int s = 0; s < kSlots; ++s)
-          RINGCOMM_NCCL(ncclCommRegister(communicator_->get(), slots_[s].data(), spec.bytes, &registrations_[s]));
+          RINGCOMM_CHECK(ncclCommRegister(communicator_->get(), slots_[s].data(), spec.bytes, &registrations_[s]));
       });
     connect_peers();
   }
@@ -123,14 +124,14 @@ class NcclChannel final : public Channel {
       ++step_;
       if (fault_.applies_at(step_)) abort_for_test();
       int current = -1;
-      RINGCOMM_CUDA(cudaGetDevice(&current));
-      if (current != device_) RINGCOMM_CUDA(cudaSetDevice(device_));
-      RINGCOMM_CUDA(cudaEventRecord(ready_, caller(stream)));
-      RINGCOMM_CUDA(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
+      RINGCOMM_CHECK(cudaGetDevice(&current));
+      if (current != device_) RINGCOMM_CHECK(cudaSetDevice(device_));
+      RINGCOMM_CHECK(cudaEventRecord(ready_, caller(stream)));
+      RINGCOMM_CHECK(cudaStreamWaitEvent(exchange_stream_, ready_, 0));
       enqueue_exchange(send, recv, exchange_stream_);
       // The destructor waits for this event, which outlives the streams of the caller (a RingTeam
       // drops its execution space instances before its rings).
-      RINGCOMM_CUDA(cudaEventRecord(exchanged_, exchange_stream_));
+      RINGCOMM_CHECK(cudaEventRecord(exchanged_, exchange_stream_));
       started_ = true;
     });
   }
@@ -140,7 +141,7 @@ class NcclChannel final : public Channel {
   void finish(StreamRef stream) override {
     aborting_on_error([&] {
       throw_if_async_error(communicator_->get());
-      RINGCOMM_CUDA(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
+      RINGCOMM_CHECK(cudaStreamWaitEvent(caller(stream), exchanged_, 0));
     });
   }
 
@@ -170,7 +171,7 @@ class NcclChannel final : public Channel {
   // The test hook (see FaultHook): this rank's communicator fails as if NCCL had hit an error.
   [[noreturn]] void abort_for_test() {
     communicator_->abort();
-    throw Error("nccl transport: ncclCommAbort by the test hook " + std::string(FaultHook::kSetting) + " at step " +
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "ncclCommAbort by the test hook " + std::string(FaultHook::kSetting) + " at step " +
                 std::to_string(step_) + " of channel " + std::to_string(spec_.id) + " on this rank");
   }
 
@@ -179,10 +180,10 @@ class NcclChannel final : public Channel {
 
   void enqueue_exchange(int send, int recv, cudaStream_t stream) {
     ncclComm_t comm = communicator_->get();
-    RINGCOMM_NCCL(ncclGroupStart());
-    RINGCOMM_NCCL(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, stream));
-    RINGCOMM_NCCL(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, stream));
-    RINGCOMM_NCCL(ncclGroupEnd());
+    RINGCOMM_CHECK(ncclGroupStart());
+    RINGCOMM_CHECK(ncclSend(slots_[send].data(), spec_.bytes, ncclUint8, spec_.send_to, comm, stream));
+    RINGCOMM_CHECK(ncclRecv(slots_[recv].data(), spec_.bytes, ncclUint8, spec_.recv_from, comm, stream));
+    RINGCOMM_CHECK(ncclGroupEnd());
   }
 
   // NCCL connects to a peer at the first exchange with it, which takes tens of milliseconds and would
@@ -197,13 +198,7 @@ class NcclChannel final : public Channel {
   }
 
   Stall stall(const char* waiting_for) const {
-    Stall stall;
-    stall.transport = "nccl";
-    stall.waiting_for = waiting_for;
-    stall.channel = spec_.id;
-    stall.detail = "sending to ring position " + std::to_string(spec_.send_to) + ", receiving from ring position " +
-                   std::to_string(spec_.recv_from);
-    return stall;
+    return channel_stall(spec_, waiting_for);
   }
 
   ChannelSpec spec_;

@@ -2,7 +2,8 @@
 
 #include <cstring>
 
-#include "ringcomm/collective.hpp"
+#include "ringcomm/backend/check.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/error.hpp"
 
 namespace ringcomm::ucx_backend {
@@ -55,7 +56,7 @@ class Reader {
     position_ += length;
   }
   [[noreturn]] static void malformed() {
-    throw Error("ucx transport: malformed setup message from a ring neighbour (ranks run different builds?)");
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "malformed setup message from a ring neighbour (ranks run different builds?)");
   }
   const std::string& bytes_;
   std::size_t position_ = 0;
@@ -80,23 +81,21 @@ PeerInfo decode(const std::string& bytes) {
   return info;
 }
 
-std::string send_receive(MPI_Comm comm, const std::string& mine, int to, int from, int tag) {
-  unsigned long long my_length = mine.size(), their_length = 0;
-  sendrecv(&my_length, 1, MPI_UNSIGNED_LONG_LONG, to, &their_length, 1, MPI_UNSIGNED_LONG_LONG, from, tag, comm);
-  std::string theirs(their_length, '\0');
-  sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, to, theirs.data(), static_cast<int>(theirs.size()),
-           MPI_BYTE, from, tag, comm);
-  return theirs;
-}
-
 }  // namespace
 
-NeighbourInfo exchange_with_neighbours(MPI_Comm comm, int left, int right, const PeerInfo& mine) {
+NeighbourInfo exchange_with_neighbours(MPI_Comm comm, const ChannelSpec& spec, const PeerInfo& mine) {
   const std::string encoded = encode(mine);
+  const auto stall = [&](int peer, bool receiving) {
+    return channel_stall(spec, receiving ? "the setup message from a neighbour" : "a neighbour to take the setup message",
+                         peer);
+  };
+  const std::string context = RINGCOMM_TRANSPORT_PREFIX "the setup message";
   NeighbourInfo neighbours;
   // Two shifts around the ring; distinct tags keep them apart when left and right coincide.
-  neighbours.left = decode(send_receive(comm, encoded, right, left, 1));
-  neighbours.right = decode(send_receive(comm, encoded, left, right, 2));
+  neighbours.left = decode(swap_strings_with_neighbours(comm, 1, encoded, spec.send_to, spec.recv_from, spec.timeout_seconds,
+                                                        context, stall));
+  neighbours.right = decode(swap_strings_with_neighbours(comm, 2, encoded, spec.recv_from, spec.send_to,
+                                                         spec.timeout_seconds, context, stall));
   return neighbours;
 }
 

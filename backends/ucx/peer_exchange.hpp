@@ -23,7 +23,8 @@ struct NeighbourInfo {
   PeerInfo right;  // from send_to, into whose slots I write
 };
 
-// Collective over `comm`; left and right may be the same rank, or this rank itself.
-NeighbourInfo exchange_with_neighbours(MPI_Comm comm, int left, int right, const PeerInfo& mine);
+// Collective over `comm` (ranks as in spec), bounded by spec.timeout_seconds: the left neighbour is
+// spec.recv_from, the right one spec.send_to; they may be the same rank, or this rank itself.
+NeighbourInfo exchange_with_neighbours(MPI_Comm comm, const ChannelSpec& spec, const PeerInfo& mine);
 
 }  // namespace ringcomm::ucx_backend

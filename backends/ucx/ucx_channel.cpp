@@ -43,6 +43,8 @@
 #include <vector>
 
 #include "peer_exchange.hpp"
+#include "ringcomm/backend/check.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
 #include "ucx_memory.hpp"
@@ -65,26 +67,6 @@ std::size_t put_chunk_setting() {
   return text ? settings::parse_bytes(*text, "RINGCOMM_UCX_PUT_CHUNK") : 0;
 }
 
-// A communicator of the channel's own, so that channels driven by different threads never meet in
-// one collective at setup and teardown.
-class PrivateComm {
- public:
-  explicit PrivateComm(MPI_Comm parent) {
-    watched("MPI_Comm_dup", [&] { return MPI_Comm_dup(parent, &comm_); });
-  }
-  ~PrivateComm() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&comm_);
-  }
-  PrivateComm(const PrivateComm&) = delete;
-  PrivateComm& operator=(const PrivateComm&) = delete;
-  operator MPI_Comm() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
 class UcxChannel final : public Channel {
  public:
   UcxChannel(std::shared_ptr<const Context> context, const ChannelSpec& spec, MemoryKind memory)
@@ -92,7 +74,7 @@ class UcxChannel final : public Channel {
     // Every step that can fail on one rank alone is agreed on, so that all ranks leave the
     // constructor together, either with a channel or with the same error.
     PeerInfo mine;
-    collectively(comm_, [&] {
+    collectively(comm_.get(), [&] {
       put_chunk_bytes_ = put_chunk_setting();
       worker_ = std::make_unique<Worker>(context_->handle(), spec_.timeout_seconds, spec_.id);
       signals_region_ = LocalRegion(context_->handle(), MemoryKind::host, sizeof(Signals), "ucx step counters");
@@ -104,8 +86,8 @@ class UcxChannel final : public Channel {
       for (int s = 0; s < kSlots; ++s) mine.slots[s] = slots_[s].describe();
       mine.slot_bytes = spec_.bytes;
     });
-    const NeighbourInfo neighbours = exchange_with_neighbours(comm_, spec_.recv_from, spec_.send_to, mine);
-    collectively(comm_, [&] {
+    const NeighbourInfo neighbours = exchange_with_neighbours(comm_.get(), spec_, mine);
+    collectively(comm_.get(), [&] {
       right_ = worker_->connect(neighbours.right.worker_address, right_name());
       left_ = worker_->connect(neighbours.left.worker_address, left_name());
       right_signals_ = RemoteRegion(right_, neighbours.right.signals, "the counters of " + right_name());
@@ -115,7 +97,7 @@ class UcxChannel final : public Channel {
       right_slot_bytes_ = neighbours.right.slot_bytes;
     });
     const std::array<ucp_ep_h, 2> endpoints = {right_, left_};
-    worker_->await_wireup(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
+    worker_->await_wireup(comm_.get(), endpoints.data(), static_cast<int>(endpoints.size()));
   }
 
   // Collective over spec.comm, like the constructor.
@@ -135,7 +117,7 @@ class UcxChannel final : public Channel {
       try {
         // Every rank flushes and closes its endpoints before any passes the barrier: no put is in
         // flight into or out of anyone's slots after it.
-        worker_->disconnect(comm_, endpoints.data(), static_cast<int>(endpoints.size()));
+        worker_->disconnect(comm_.get(), endpoints.data(), static_cast<int>(endpoints.size()));
         return;
       } catch (const Error& e) {
         // A teardown that timed out: the peers' puts are not known to have ended. Said at once, as
@@ -154,7 +136,7 @@ class UcxChannel final : public Channel {
   void start(int send, int recv, StreamRef) override {
     // Set-up refuses mismatched sizes; this keeps a put within the peer's slot whatever happens.
     if (spec_.bytes > right_slot_bytes_)
-      throw Error("ucx transport: refusing to put " + std::to_string(spec_.bytes) + " bytes into a slot of " +
+      throw Error(RINGCOMM_TRANSPORT_PREFIX "refusing to put " + std::to_string(spec_.bytes) + " bytes into a slot of " +
                   std::to_string(right_slot_bytes_) + " bytes registered by " + right_name() + " (channel " +
                   std::to_string(spec_.id) + ")");
     ++step_;
@@ -205,14 +187,7 @@ class UcxChannel final : public Channel {
   Signals& signals() { return *static_cast<Signals*>(signals_region_.data()); }
 
   Stall stall(const char* waiting_for, int peer, std::size_t bytes_outstanding) const {
-    Stall stall;
-    stall.transport = "ucx";
-    stall.waiting_for = waiting_for;
-    stall.channel = spec_.id;
-    stall.peer = peer;
-    stall.bytes_outstanding = bytes_outstanding;
-    stall.detail = "step " + std::to_string(step_) + " of this channel";
-    return stall;
+    return channel_stall(spec_, waiting_for, peer, bytes_outstanding, "step " + std::to_string(step_) + " of this channel");
   }
 
   // After a failure, the slots and counters are unmapped and freed only where no put can still touch

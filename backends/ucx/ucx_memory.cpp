@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/error.hpp"
 #include "ucx_context.hpp"
 #include "ucx_status.hpp"
@@ -11,7 +12,7 @@ namespace ringcomm::ucx_backend {
 LocalRegion::LocalRegion(ucp_context_h context, MemoryKind kind, std::size_t bytes, const std::string& label)
     : context_(context), memory_type_(memory_type_of(kind)) {
   if (memory_type_ == UCS_MEMORY_TYPE_UNKNOWN)
-    throw Error("ucx transport: no UCX memory type for this build's device memory (" + label + ")");
+    throw Error(RINGCOMM_TRANSPORT_PREFIX "no UCX memory type for this build's device memory (" + label + ")");
   ucp_mem_map_params_t params{};
   params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
   params.length = bytes;

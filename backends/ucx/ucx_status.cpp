@@ -1,11 +1,12 @@
 #include "ucx_status.hpp"
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/error.hpp"
 
 namespace ringcomm::ucx_backend {
 
 void fail(ucs_status_t status, const std::string& what) {
-  throw Error("ucx transport: " + what + ": " + ucs_status_string(status));
+  backend::call_failed(RINGCOMM_TRANSPORT_PREFIX, what.c_str(), ucs_status_string(status));
 }
 
 void check(ucs_status_t status, const std::string& what) {

@@ -4,9 +4,12 @@
 
 #include <string>
 
+#include "ringcomm/backend/check.hpp"
+
 namespace ringcomm::ucx_backend {
 
-// Throws a (local) Error "ucx transport: <what>: <UCX's text>" unless status is UCS_OK.
+// Throws a (local) Error "ucx transport: <what> failed: <UCX's text>" unless status is UCS_OK
+// (backend::call_failed; RINGCOMM_CHECK where the call's own text says enough).
 void check(ucs_status_t status, const std::string& what);
 [[noreturn]] void fail(ucs_status_t status, const std::string& what);
 
@@ -34,3 +37,10 @@ class Operation {
 };
 
 }  // namespace ringcomm::ucx_backend
+
+namespace ringcomm::backend {
+// RINGCOMM_CHECK(ucp_…(…)) (backend/check.hpp).
+inline void check_result(ucs_status_t status, const char* prefix, const char* call) {
+  if (status != UCS_OK) call_failed(prefix, call, ucs_status_string(status));
+}
+}  // namespace ringcomm::backend

@@ -11,26 +11,6 @@
 namespace ringcomm::ucx_backend {
 namespace {
 
-class UcxTransport final : public Transport {
- public:
-  explicit UcxTransport(MemoryKind memory) : memory_(memory), context_(std::make_shared<const Context>()) {}
-  std::string name() const override { return "ucx"; }
-  Capabilities capabilities() const override {
-    Capabilities caps;
-    caps.one_sided = true;
-    caps.device_memory = memory_ == MemoryKind::device;
-    return caps;
-  }
-  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) override {
-    verify_channel_spec(spec, name());
-    return ucx_backend::open_channel(context_, spec, memory_);
-  }
-
- private:
-  MemoryKind memory_;
-  std::shared_ptr<const Context> context_;
-};
-
 // What one trial start of UCP found; taken once per process, as starting UCP loads its transports.
 struct LocalUcx {
   bool started = false;
@@ -81,17 +61,19 @@ std::vector<std::string> details(const TransportContext&) {
   return lines;
 }
 
+std::unique_ptr<Transport> create(const TransportContext& ctx) {
+  Capabilities caps = Capabilities::for_slots_in(ctx.memory);
+  caps.one_sided = true;
+  auto context = std::make_shared<const Context>();
+  return make_transport(caps, [context, memory = ctx.memory](const ChannelSpec& spec) {
+    return open_channel(context, spec, memory);
+  });
+}
+
 }  // namespace
 }  // namespace ringcomm::ucx_backend
 
-RINGCOMM_REGISTER_BACKEND(ucx) {
-  using namespace ringcomm;
-  BackendInfo info;
-  info.name = "ucx";
-  info.summary = "UCX one-sided puts into slots registered once; device memory with a CUDA-enabled UCX";
-  info.auto_preference = 20;
-  info.probe = ucx_backend::probe;
-  info.create = [](const TransportContext& ctx) { return std::make_unique<ucx_backend::UcxTransport>(ctx.memory); };
-  info.details = ucx_backend::details;
-  registry.add(std::move(info));
+RINGCOMM_DECLARE_BACKEND() {
+  return {"UCX one-sided puts into slots registered once; device memory with a CUDA-enabled UCX", Preference::one_sided,
+          ucx_backend::probe, ucx_backend::create, ucx_backend::details};
 }

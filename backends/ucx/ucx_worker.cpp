@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ringcomm/backend/check.hpp"
+#include "ringcomm/backend/mpi_call.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
 #include "ucx_status.hpp"
@@ -45,7 +47,7 @@ ucp_ep_h Worker::connect(const std::string& remote_address, const std::string& p
 
 Stall Worker::ring_stall(const char* waiting_for) const {
   Stall stall;
-  stall.transport = "ucx";
+  stall.transport = RINGCOMM_BACKEND_STRING;
   stall.waiting_for = waiting_for;
   stall.channel = channel_id_;
   stall.phase = current_phase();
@@ -56,7 +58,7 @@ void Worker::serve_until(MPI_Request& request) {
   int done = 0;
   wait_until(
       [&] {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        RINGCOMM_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
         return done != 0;
       },
       [&] { return ring_stall("the other ranks of the ring (channel set-up or teardown)"); });
@@ -81,10 +83,10 @@ void Worker::await_wireup(MPI_Comm comm, ucp_ep_h const* endpoints, int count) {
       [&] { return ring_stall("the endpoints to the ring neighbours to wire up"); });
   // Peers may still be wiring up towards this worker; it keeps answering until all are done.
   MPI_Request barrier;
-  MPI_Ibarrier(comm, &barrier);
+  RINGCOMM_CHECK(MPI_Ibarrier(comm, &barrier));
   serve_until(barrier);
   agree(comm, failed == UCS_OK,
-        std::string("ucx transport: wiring up the endpoints to the ring neighbours: ") + ucs_status_string(failed));
+        std::string(RINGCOMM_TRANSPORT_PREFIX "wiring up the endpoints to the ring neighbours: ") + ucs_status_string(failed));
 }
 
 void Worker::disconnect(MPI_Comm comm, ucp_ep_h* endpoints, int count) {
@@ -104,7 +106,7 @@ void Worker::disconnect(MPI_Comm comm, ucp_ep_h* endpoints, int count) {
       },
       [&] { return ring_stall("the endpoints to the ring neighbours to close"); });
   MPI_Request barrier;
-  MPI_Ibarrier(comm, &barrier);
+  RINGCOMM_CHECK(MPI_Ibarrier(comm, &barrier));
   serve_until(barrier);
 }
 

@@ -1,4 +1,5 @@
 #include <sstream>
+#include <utility>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/transport.hpp"
@@ -29,6 +30,40 @@ void verify_channel_spec(const ChannelSpec& spec, const std::string& transport) 
     throw Error(transport + " channel " + std::to_string(spec.id) + ": the ranks' neighbours do not form a ring:" +
                     problems.str(),
                 true);
+}
+
+Stall channel_stall(const ChannelSpec& spec, std::string waiting_for, int peer, std::size_t bytes_outstanding,
+                    std::string detail) {
+  if (detail.empty())
+    detail = "sending to ring position " + std::to_string(spec.send_to) + ", receiving from ring position " +
+             std::to_string(spec.recv_from);
+  return Stall{spec.transport, std::move(waiting_for), spec.id, peer, bytes_outstanding, std::move(detail), {}};
+}
+
+std::unique_ptr<Channel> Transport::open_channel(const ChannelSpec& spec) {
+  verify_channel_spec(spec, name());
+  ChannelSpec named = spec;
+  named.transport = name();
+  return open(named);
+}
+
+namespace {
+
+class OpenerTransport final : public Transport {
+ public:
+  OpenerTransport(Capabilities capabilities, ChannelOpener open) : Transport(capabilities), open_(std::move(open)) {}
+
+ protected:
+  std::unique_ptr<Channel> open(const ChannelSpec& spec) override { return open_(spec); }
+
+ private:
+  ChannelOpener open_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_transport(Capabilities capabilities, ChannelOpener open) {
+  return std::make_unique<OpenerTransport>(capabilities, std::move(open));
 }
 
 }  // namespace ringcomm

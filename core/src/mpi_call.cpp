@@ -1,7 +1,10 @@
 #include "ringcomm/backend/mpi_call.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
+#include "ringcomm/backend/mpi_bytes.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/phase.hpp"
 
@@ -77,6 +80,42 @@ bool cancel_pending_receives(MPI_Request* requests, int count) {
     return false;
   }
   return true;
+}
+
+void swap_with_neighbours(MPI_Comm comm, int tag, const void* mine, std::size_t mine_bytes, int to, void* theirs,
+                          std::size_t theirs_bytes, int from, double limit_seconds, const std::string& context,
+                          const NeighbourStall& describe) {
+  const MpiBytes outgoing(mine_bytes), incoming(theirs_bytes);
+  const std::string what = context + ": MPI_Testall";
+  std::array<MPI_Request, 2> pair = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  check_mpi(MPI_Irecv(theirs, incoming.count(), incoming.type(), from, tag, comm, &pair[0]), (context + ": MPI_Irecv").c_str());
+  std::array<MPI_Status, 2> statuses;
+  try {
+    check_mpi(MPI_Isend(mine, outgoing.count(), outgoing.type(), to, tag, comm, &pair[1]), (context + ": MPI_Isend").c_str());
+    wait_for_requests(pair.data(), 2, statuses.data(), limit_seconds, what.c_str(), [&](const std::vector<bool>& pending) {
+      return describe(pending[0] ? from : to, pending[0]);
+    });
+  } catch (const Error&) {
+    cancel_pending_receives(pair.data(), 1);
+    throw;
+  }
+  int received = 0;
+  MPI_Get_count(&statuses[0], incoming.type(), &received);
+  if (received != incoming.count())
+    throw Error(context + " from ring position " + std::to_string(from) + " is not the " + std::to_string(theirs_bytes) +
+                " bytes expected (do the ranks run the same build?)");
+}
+
+std::string swap_strings_with_neighbours(MPI_Comm comm, int tag, const std::string& mine, int to, int from,
+                                         double limit_seconds, const std::string& context, const NeighbourStall& describe) {
+  const std::uint64_t my_length = mine.size();
+  std::uint64_t their_length = 0;
+  swap_with_neighbours(comm, tag, &my_length, sizeof my_length, to, &their_length, sizeof their_length, from,
+                       limit_seconds, context + " (its length)", describe);
+  std::string theirs(their_length, '\0');
+  swap_with_neighbours(comm, tag, mine.data(), mine.size(), to, theirs.data(), theirs.size(), from, limit_seconds, context,
+                       describe);
+  return theirs;
 }
 
 }  // namespace ringcomm

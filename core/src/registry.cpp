@@ -1,6 +1,7 @@
 #include "ringcomm/registry.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/settings.hpp"
@@ -17,6 +18,12 @@ Registry& Registry::instance() {
 }
 
 void Registry::add(BackendInfo backend) { backends_.push_back(std::move(backend)); }
+
+std::unique_ptr<Transport> Registry::create(const BackendInfo& backend, const TransportContext& ctx) {
+  std::unique_ptr<Transport> transport = backend.create(ctx);
+  transport->name_ = backend.name;
+  return transport;
+}
 
 const BackendInfo* Registry::find(const std::string& name) const {
   for (const auto& b : backends_)
@@ -48,7 +55,7 @@ std::string backend_listing(const TransportContext& ctx) {
 }
 
 std::unique_ptr<Transport> create_everywhere(const BackendInfo& backend, const TransportContext& ctx) {
-  return collectively(ctx.world, [&] { return backend.create(ctx); });
+  return collectively(ctx.world, [&] { return Registry::create(backend, ctx); });
 }
 
 }  // namespace
@@ -63,12 +70,22 @@ Usability probe_here(const BackendInfo& backend, const TransportContext& ctx) {
 
 Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx) {
   const Usability mine = probe_here(backend, ctx);
-  try {
-    agree(ctx.world, mine.usable, mine.reason);
-  } catch (const Error& e) {
-    return Usability::no(e.what());
+  const auto reasons = allgather_strings(ctx.world, mine.usable ? std::string() : mine.reason);
+  std::map<std::string, std::vector<int>> ranks_by_reason;
+  for (int r = 0; r < static_cast<int>(reasons.size()); ++r)
+    if (!reasons[r].empty()) ranks_by_reason[reasons[r]].push_back(r);
+  if (ranks_by_reason.empty()) return Usability::yes();
+  std::string why;
+  for (const auto& [reason, ranks] : ranks_by_reason) {
+    if (!why.empty()) why += "; ";
+    if (ranks.size() != reasons.size()) {
+      why += ranks.size() == 1 ? "on rank " : "on ranks ";
+      for (std::size_t i = 0; i < ranks.size(); ++i) why += (i ? "," : "") + std::to_string(ranks[i]);
+      why += ": ";
+    }
+    why += reason;
   }
-  return Usability::yes();
+  return Usability::no(why);
 }
 
 std::string requested_transport(const std::string& fallback) {
@@ -83,7 +100,7 @@ Selection select_transport(const std::string& request, const TransportContext& c
     std::vector<const BackendInfo*> order;
     for (const auto& b : registry.backends()) order.push_back(&b);
     std::stable_sort(order.begin(), order.end(),
-                     [](auto* a, auto* b) { return a->auto_preference < b->auto_preference; });
+                     [](auto* a, auto* b) { return a->preference < b->preference; });
     for (const auto* backend : order) {
       const Usability u = probe_on_all_ranks(*backend, ctx);
       if (u.usable) {

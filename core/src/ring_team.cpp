@@ -3,6 +3,7 @@
 #include <exception>
 #include <thread>
 
+#include "ringcomm/registry.hpp"
 #include "ringcomm/runtime.hpp"
 
 namespace ringcomm {
@@ -55,16 +56,19 @@ RingTeam::RingTeam(Transport& transport, const Topology& topology, std::size_t m
     require_thread_level(topology.world(), MPI_THREAD_MULTIPLE,
                          std::string(kThreadsSetting) + "=" + std::to_string(schedule.threads) +
                              " (each walker thread drives its own ring)");
-    // A stream-ordered exchange is a GPU kernel that spins until the peer rank's matching kernel runs.
-    // Two threads' such kernels, plus anything that makes a thread wait for the device, can wait on
-    // each other across ranks for ever (NCCL's documentation calls concurrent communicators on one
-    // GPU unsafe for this reason, and runs on 2 H200 did hang this way). Refused before any ring opens.
-    if (transport.capabilities().stream_ordered)
+    // A backend whose declaration refuses walker threads (its exchanges can deadlock across ranks
+    // when several threads drive them) is refused before any ring opens.
+    const BackendInfo* backend = Registry::instance().find(transport.name());
+    if (backend != nullptr && !backend->refuses_walker_threads.empty()) {
+      std::string alternatives;
+      for (const BackendInfo& other : Registry::instance().backends())
+        if (other.refuses_walker_threads.empty()) alternatives += (alternatives.empty() ? "" : ", ") + other.name;
       throw Error(std::string(kThreadsSetting) + "=" + std::to_string(schedule.threads) + " with the '" +
-                      transport.name() + "' transport: its exchanges are GPU kernels that wait for the peer rank, "
-                      "and those of several walker threads can deadlock across ranks; use " + kThreadsSetting +
-                      "=1 with '" + transport.name() + "', or cuda_ipc or ucx for walker threads",
+                      transport.name() + "' transport: " + backend->refuses_walker_threads + "; use " +
+                      kThreadsSetting + "=1 with '" + transport.name() + "', or a transport that allows walker threads (" +
+                      alternatives + ")",
                   true);
+    }
   }
   rings_per_thread_ = directions_of_thread(schedule, 0).size();
   // Opened one after another on the calling thread: opening is collective, and every rank opens the

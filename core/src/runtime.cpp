@@ -11,19 +11,16 @@
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
 #include "ringcomm/phase.hpp"
+#include "ringcomm/registry.hpp"
 #include "ringcomm/watchdog.hpp"
 
 namespace ringcomm {
 
 Runtime::Runtime(int& argc, char**& argv, int thread_level) {
-#ifdef KOKKOS_ENABLE_CUDA
-  // With walker threads, one thread's NCCL kernel can spin waiting for its peer rank while another
-  // thread launches a kernel for the first time. CUDA's lazy loading may then synchronise the whole
-  // context to load that kernel, waiting for the spinning kernel, whose peer may be stuck the same
-  // way: a deadlock across ranks. Loading every kernel when the context is created rules that out.
-  // Set before MPI or Kokkos can create a context; a value the user chose is kept.
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-#endif
+  // What the compiled backends need in the environment (their declarations say why), set before MPI
+  // or Kokkos can read it; a value the user chose is kept.
+  for (const BackendInfo& backend : Registry::instance().backends())
+    for (const auto& [name, value] : backend.environment_defaults) setenv(name.c_str(), value.c_str(), 0);
   // MPI_Init_thread waits for every rank the launcher started; a rank that never comes would hold
   // the others there, silently, for good.
   const PhaseScope phase("start-up");

@@ -51,7 +51,7 @@ ringcomm::cli::CommandLine command_line(Options& o) {
   cli.check([&] {
     if (o.compare.empty() != o.against.empty()) throw ringcomm::Error("--compare and --against go together");
   });
-  cli.note("Environment: RINGCOMM_TRANSPORT (mpi, host, ucx, nccl, auto) picks the transport, RINGCOMM_RING_SIZE "
+  cli.note("Environment: RINGCOMM_TRANSPORT (a compiled backend, see ringcomm-info, or auto) picks the transport, RINGCOMM_RING_SIZE "
            "the ranks per sub-ring. G_t does not depend on either beyond rounding; it depends on the seed and the "
            "number of ranks (one Markov chain per rank).");
   cli.note("Examples:\n"

@@ -23,7 +23,6 @@
 #include "ringcomm/ring_team.hpp"
 #include "ringcomm/topology.hpp"
 #include "ringcomm/trace.hpp"
-#include "transport_probe.hpp"
 
 namespace ring_compare {
 namespace {
@@ -185,7 +184,7 @@ class Comparison {
     ctx.memory = data_memory_kind();
     if (!request.named_by_user) {
       const BackendInfo* backend = Registry::instance().find(request.name);
-      const cli::TransportAvailability availability = cli::probe_on_all_ranks(*backend, ctx);
+      const Usability availability = probe_on_all_ranks(*backend, ctx);
       if (!availability.usable) return skip(request.name, topology, availability.reason);
     }
     Run run;

@@ -3,7 +3,7 @@
 // ring_compare's results, benchmark tables). Writing only: nothing in ringcomm reads JSON back.
 //
 //   json::Value run = json::Value::object();
-//   run["transport"] = "mpi";
+//   run["transport"] = transport.name();
 //   run["seconds"] = 0.25;
 //   json::Value all = json::Value::object();
 //   all["runs"].push_back(run);

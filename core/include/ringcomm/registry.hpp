@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ringcomm/transport.hpp"
@@ -20,17 +21,51 @@ struct Usability {
   static Usability no(std::string why) { return {false, std::move(why)}; }
 };
 
+// The order in which `auto` tries backends: a documented scale of how directly a backend moves a
+// message, so that a backend places itself by what it does, not by reading the others' numbers.
+// `auto` takes the first usable backend, lowest number first; equal numbers keep registration order.
+enum class Preference : int {
+  peer_copy = 10,       // the device's copy engine writes straight into the neighbour's slot: no library between
+  device_library = 20,  // a GPU communication library moves the slots, ordered with the kernels' stream
+  one_sided = 30,       // a library puts into the neighbour's registered slot; the receiver posts nothing
+  two_sided = 40,       // matched send/receive of the slots
+  staged = 50,          // copies through host staging buffers around a transfer
+  last_resort = 100,    // teaching and test backends: chosen only when nothing else can run
+};
+
+// A backend's declaration: everything core and the programs know about it. Written once, in the
+// backend's <name>_transport.cpp (RINGCOMM_DECLARE_BACKEND, backend/registration.hpp); the name
+// is the backend's folder under backends/, which the build fills in.
 struct BackendInfo {
-  std::string name;
+  using Probe = std::function<Usability(const TransportContext&)>;
+  using Create = std::function<std::unique_ptr<Transport>(const TransportContext&)>;
+  using Details = std::function<std::vector<std::string>(const TransportContext&)>;
+
+  BackendInfo() = default;
+  BackendInfo(std::string summary, Preference preference, Probe probe, Create create, Details details = {})
+      : summary(std::move(summary)),
+        preference(preference),
+        probe(std::move(probe)),
+        create(std::move(create)),
+        details(std::move(details)) {}
+
+  std::string name;     // the backend's folder, filled in by the build's registration
   std::string summary;  // one line for ringcomm-info
-  int auto_preference = 100;  // `auto` tries lower numbers first
+  Preference preference = Preference::last_resort;
   // Cheap and never throws. Local, unless the answer depends on where the other ranks run: such a
   // probe is collective over ctx.world and answers the same on every rank, so callers probe on all
   // ranks of ctx.world together (as probe_on_all_ranks and ringcomm-info do).
-  std::function<Usability(const TransportContext&)> probe;
-  std::function<std::unique_ptr<Transport>(const TransportContext&)> create;
+  Probe probe;
+  // Not collective unless the backend's transport needs it; select_transport calls it on every rank.
+  Create create;
   // Extra facts for ringcomm-info (versions, probes); may be empty.
-  std::function<std::vector<std::string>(const TransportContext&)> details;
+  Details details;
+  // Non-empty when several walker threads (RINGCOMM_THREADS > 1) must not share this backend:
+  // why, for the error RingTeam reports before it opens any ring.
+  std::string refuses_walker_threads;
+  // Environment variables the backend needs before MPI and Kokkos start (name, value); Runtime sets
+  // each one the user has not set.
+  std::vector<std::pair<std::string, std::string>> environment_defaults;
 };
 
 class Registry {
@@ -39,6 +74,9 @@ class Registry {
   void add(BackendInfo backend);
   const std::vector<BackendInfo>& backends() const { return backends_; }
   const BackendInfo* find(const std::string& name) const;
+  // Not collective: backend.create(ctx), named after the declaration. select_transport is the
+  // collective way to get a transport.
+  static std::unique_ptr<Transport> create(const BackendInfo& backend, const TransportContext& ctx);
 
  private:
   std::vector<BackendInfo> backends_;
@@ -55,8 +93,8 @@ struct Selection {
 // The backend's own answer on this rank; a probe that throws counts as "not usable" with its message.
 Usability probe_here(const BackendInfo& backend, const TransportContext& ctx);
 
-// Collective over ctx.world: usable only where usable on every rank; the reason names the ranks that
-// said no when not all did.
+// Collective over ctx.world: usable only where usable on every rank; the reason lists each rank's
+// reason once, naming the ranks that gave it when not all did.
 Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx);
 
 // Collective over ctx.world. `request` is a backend name or "auto". Every rank gets the same

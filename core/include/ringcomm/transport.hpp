@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,13 @@ struct Capabilities {
   bool host_staging = false;    // copies through host buffers internally
   bool one_sided = false;       // remote writes (RMA put) instead of matched send/receive
   bool stream_ordered = false;  // exchange completes in stream order; no host synchronisation
+
+  // A backend that moves slots wherever they live: device_memory exactly when they are on the device.
+  static Capabilities for_slots_in(MemoryKind memory) {
+    Capabilities caps;
+    caps.device_memory = memory == MemoryKind::device;
+    return caps;
+  }
 };
 
 std::string describe(const Capabilities& caps);
@@ -45,13 +53,20 @@ struct ChannelSpec {
   std::size_t bytes = 0;          // message size, identical on every rank
   int id = 0;                     // same on every rank: thread i uses channel i of its neighbours
   double timeout_seconds = kDefaultTimeoutSeconds;  // bound of every wait (RINGCOMM_TIMEOUT; watchdog.hpp)
+  std::string transport;          // set by Transport::open_channel: the backend's name, for its messages
 };
 
-// Collective over spec.comm. Every backend calls it first when it opens a channel: ranks that open
-// one channel with different message sizes, ids or neighbours get the same collective Error naming
-// the values, instead of a transfer that overruns a slot or waits forever. `transport` names the
-// backend in the message.
+// Collective over spec.comm. Transport::open_channel calls it before any backend sees the spec:
+// ranks that open one channel with different message sizes, ids or neighbours get the same
+// collective Error naming the values, instead of a transfer that overruns a slot or waits forever.
+// `transport` names the backend in the message.
 void verify_channel_spec(const ChannelSpec& spec, const std::string& transport);
+
+// The Stall of a wait of the channel `spec` opened, naming the backend and the channel: the one way a
+// backend describes what it waited for. `peer` (-1: not one) and `bytes_outstanding` (0: not known)
+// as in Stall; an empty `detail` names both neighbours.
+Stall channel_stall(const ChannelSpec& spec, std::string waiting_for, int peer = -1, std::size_t bytes_outstanding = 0,
+                    std::string detail = {});
 
 class Channel {
  public:
@@ -81,13 +96,35 @@ class Channel {
   virtual std::size_t extra_bytes() const { return 0; }
 };
 
+// The contract core enforces: every channel is opened through open_channel, which verifies the spec
+// on all ranks of spec.comm before the backend's open() sees it.
 class Transport {
  public:
+  explicit Transport(Capabilities capabilities) : capabilities_(capabilities) {}
   virtual ~Transport() = default;
-  virtual std::string name() const = 0;
-  virtual Capabilities capabilities() const = 0;
-  // Collective over spec.comm.
-  virtual std::unique_ptr<Channel> open_channel(const ChannelSpec& spec) = 0;
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // The backend's declared name (its folder under backends/); set by the registry that created it.
+  const std::string& name() const { return name_; }
+  const Capabilities& capabilities() const { return capabilities_; }
+  // Collective over spec.comm: verify_channel_spec, then the backend's open() with spec.transport set.
+  std::unique_ptr<Channel> open_channel(const ChannelSpec& spec);
+
+ protected:
+  // The backend's part: collective over spec.comm; `spec` is verified and names the backend.
+  virtual std::unique_ptr<Channel> open(const ChannelSpec& spec) = 0;
+
+ private:
+  friend class Registry;
+  std::string name_;
+  Capabilities capabilities_;
 };
+
+// What opens a verified ChannelSpec; the state a backend's channels share lives in its captures.
+using ChannelOpener = std::function<std::unique_ptr<Channel>(const ChannelSpec& spec)>;
+
+// A Transport that opens its channels with `open`: all a backend needs unless it wants a class of its own.
+std::unique_ptr<Transport> make_transport(Capabilities capabilities, ChannelOpener open);
 
 }  // namespace ringcomm

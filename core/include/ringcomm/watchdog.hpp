@@ -27,7 +27,7 @@ double timeout_setting();
 
 // What a wait was waiting for, for the message of its TimeoutError.
 struct Stall {
-  std::string transport;    // "mpi", "host", "ucx", "nccl"; empty for a wait outside ring steps
+  std::string transport;    // the backend's name (ChannelSpec::transport); empty for a wait outside ring steps
   std::string waiting_for;  // e.g. "the message from the left neighbour"
   int channel = -1;         // ChannelSpec::id
   int peer = -1;            // the neighbour's position in the sub-ring; -1: not one peer

@@ -17,8 +17,8 @@ except ImportError:
 class Ringcomm(CMakePackage, CudaPackage):
     """Accumulates an array too large for one GPU -- the two-particle Green's function G_t of
     DCA++-style quantum Monte Carlo -- over a ring of MPI ranks: each measurement's single-particle
-    matrices travel around the ring and every rank adds them to its slice. The transport (mpi, host,
-    ucx, nccl, cuda_ipc) is chosen at run time with RINGCOMM_TRANSPORT."""
+    matrices travel around the ring and every rank adds them to its slice. The transport, one of the
+    backends compiled in (`ringcomm-info` lists them), is chosen at run time with RINGCOMM_TRANSPORT."""
 
     version("0.1.0")
 

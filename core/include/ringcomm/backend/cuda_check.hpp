@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/error.hpp"
 
 namespace ringcomm {
@@ -21,4 +22,11 @@ inline void check_cuda(cudaError_t status, const char* call) {
 
 }  // namespace ringcomm
 
+namespace ringcomm::backend {
+inline void check_result(cudaError_t status, const char* prefix, const char* call) {
+  if (status != cudaSuccess) call_failed(prefix, call, cuda_error_text(status));
+}
+}  // namespace ringcomm::backend
+
+// For code outside the backends (core, benchmarks); backends use RINGCOMM_CHECK, which names them.
 #define RINGCOMM_CUDA(call) ::ringcomm::check_cuda((call), #call)

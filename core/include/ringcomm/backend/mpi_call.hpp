@@ -7,11 +7,14 @@
 // Error, instead of MPI's default of ending the job with a message that names no ring or step.
 #include <mpi.h>
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "ringcomm/backend/check.hpp"
 #include "ringcomm/watchdog.hpp"
 
 namespace ringcomm {
@@ -29,6 +32,17 @@ std::string mpi_error_text(int code);
 inline void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, what);
 }
+
+}  // namespace ringcomm
+
+namespace ringcomm::backend {
+// RINGCOMM_CHECK(MPI_…(…)): MPI calls return an int code.
+inline void check_result(int code, const char* prefix, const char* call) {
+  if (code != MPI_SUCCESS) call_failed(prefix, call, mpi_error_text(code));
+}
+}  // namespace ringcomm::backend
+
+namespace ringcomm {
 
 // Sets MPI_ERRORS_RETURN on `comm`.
 void use_error_codes(MPI_Comm comm);
@@ -85,5 +99,21 @@ void wait_for_requests(MPI_Request* requests, int count, MPI_Status* statuses, d
       },
       limit_seconds, [&] { return describe(pending_requests(requests, count)); });
 }
+
+// One message each way between ring neighbours, for set-up and teardown: sends `mine_bytes` of
+// `mine` to `to` and receives `theirs_bytes` into `theirs` from `from`, with `tag` on `comm`, both
+// bounded by limit_seconds; on expiry throws the TimeoutError for the Stall describe(peer, receiving)
+// returns (`receiving`: the receive is what is still pending). A message of another size, or a failed
+// MPI call, is a (local) Error that starts with `context` (e.g. RINGCOMM_TRANSPORT_PREFIX "the setup message").
+// After an error the receive is cancelled: `theirs` belongs to the caller.
+using NeighbourStall = std::function<Stall(int peer, bool receiving)>;
+void swap_with_neighbours(MPI_Comm comm, int tag, const void* mine, std::size_t mine_bytes, int to, void* theirs,
+                          std::size_t theirs_bytes, int from, double limit_seconds, const std::string& context,
+                          const NeighbourStall& describe);
+
+// The same for messages only their sender knows the length of: the length travels first, then the
+// bytes, both under `tag`. Returns what `from` sent.
+std::string swap_strings_with_neighbours(MPI_Comm comm, int tag, const std::string& mine, int to, int from,
+                                         double limit_seconds, const std::string& context, const NeighbourStall& describe);
 
 }  // namespace ringcomm
