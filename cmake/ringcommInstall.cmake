@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 set(RINGCOMM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ringcomm)
 
-install(TARGETS ringcomm ringcomm_gt EXPORT ringcommTargets
+install(TARGETS ringcomm ringcomm_gt ringcomm_c EXPORT ringcommTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

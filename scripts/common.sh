@@ -1,7 +1,7 @@
 # Sourced by scripts/*.sh: the Debian 12 packages ringcomm needs, and the environment its MPI runs need.
 
 RINGCOMM_DEBIAN_PACKAGES=(
-  g++ cmake ninja-build pkg-config
+  g++ gfortran cmake ninja-build pkg-config
   libopenmpi-dev openmpi-bin
   libtrilinos-kokkos-dev
   libucx-dev

@@ -4,10 +4,15 @@ add_executable(bad_input_probe bad_input_probe.cpp)
 target_link_libraries(bad_input_probe PRIVATE ringcomm::ringcomm)
 
 # ringcomm_add_failure_test(<name> RANKS <p> EXPECT <regex>… [ENV <VAR=value>…] [ARGS <arg>…]
-#                           [RANK_ENV <rank 0's "VAR=value …"> <rank 1's> …] [RANK_ARGS <rank 0's "args"> …])
-#   Test bad_input_<name>. The settings go to a case file, so regexes need no escaping on the way.
+#                           [RANK_ENV <rank 0's "VAR=value …"> <rank 1's> …] [RANK_ARGS <rank 0's "args"> …]
+#                           [PROGRAM <target>])
+#   Test bad_input_<name>, running PROGRAM (default bad_input_probe). The settings go to a case file,
+#   so regexes need no escaping on the way.
 function(ringcomm_add_failure_test name)
-  cmake_parse_arguments(ARG "" "RANKS" "EXPECT;ENV;ARGS;RANK_ENV;RANK_ARGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "RANKS;PROGRAM" "EXPECT;ENV;ARGS;RANK_ENV;RANK_ARGS" ${ARGN})
+  if(NOT ARG_PROGRAM)
+    set(ARG_PROGRAM bad_input_probe)
+  endif()
   set(case_file ${CMAKE_CURRENT_BINARY_DIR}/bad_input_cases/${name}.cmake)
   set(content "set(RANKS ${ARG_RANKS})\n")
   foreach(var EXPECT ENV ARGS RANK_ENV RANK_ARGS)
@@ -20,7 +25,7 @@ function(ringcomm_add_failure_test name)
   file(WRITE ${case_file} "${content}")
   add_test(NAME bad_input_${name}
     COMMAND ${CMAKE_COMMAND} -DCASE=${case_file} -DMPIEXEC=${MPIEXEC_EXECUTABLE}
-            -DNUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG} -DPROBE=$<TARGET_FILE:bad_input_probe>
+            -DNUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG} -DPROBE=$<TARGET_FILE:${ARG_PROGRAM}>
             -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_failure.cmake)
   set_tests_properties(bad_input_${name} PROPERTIES
     TIMEOUT 90 PROCESSORS ${ARG_RANKS} ENVIRONMENT "${RINGCOMM_TEST_ENVIRONMENT}")

@@ -105,18 +105,25 @@ CheckpointSettings checkpoint_settings(MPI_Comm world) {
                    {kCheckpointEverySetting, settings::env(kCheckpointEverySetting).value_or("(unset)")}},
                   "the checkpoint settings");
   return collectively(world, [] {
-    CheckpointSettings s;
-    s.directory = settings::env(kCheckpointSetting).value_or("");
+    CheckpointSettings s = parse_checkpoint_settings(settings::env(kCheckpointSetting), settings::env(kCheckpointEverySetting),
+                                                     kCheckpointSetting, kCheckpointEverySetting);
     check_checkpoint_directory(s.directory);
-    if (const auto every = settings::env(kCheckpointEverySetting)) {
-      s.every_rounds =
-          static_cast<std::uint64_t>(settings::parse_integer(*every, kCheckpointEverySetting, 1, LLONG_MAX));
-      if (s.directory.empty())
-        throw Error(std::string(kCheckpointEverySetting) + "=" + *every + " is set but " + kCheckpointSetting +
-                    " is not: set " + kCheckpointSetting + " to the directory that should hold the checkpoints");
-    }
     return s;
   });
+}
+
+CheckpointSettings parse_checkpoint_settings(const std::optional<std::string>& directory,
+                                             const std::optional<std::string>& every,
+                                             const std::string& directory_setting, const std::string& every_setting) {
+  CheckpointSettings s;
+  s.directory = directory.value_or("");
+  if (every) {
+    s.every_rounds = static_cast<std::uint64_t>(settings::parse_integer(*every, every_setting, 1, LLONG_MAX));
+    if (s.directory.empty())
+      throw Error(every_setting + "=" + *every + " is set but " + directory_setting + " is not: set " +
+                  directory_setting + " to the directory that should hold the checkpoints");
+  }
+  return s;
 }
 
 Checkpoint::Checkpoint(MPI_Comm world, std::string directory, std::vector<Field> shape)

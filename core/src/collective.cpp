@@ -1,5 +1,6 @@
 #include "ringcomm/collective.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -126,28 +127,46 @@ std::string encode(const std::vector<Field>& fields) {
   for (const auto& f : fields) out += f.name + '\x1f' + f.value + '\x1e';
   return out;
 }
+
+// name -> value, in the order the names first appear.
+std::vector<std::pair<std::string, std::string>> decode(const std::string& encoded) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::size_t pos = 0;
+  while (pos < encoded.size()) {
+    const auto sep = encoded.find('\x1f', pos);
+    const auto end = encoded.find('\x1e', pos);
+    if (sep == std::string::npos || end == std::string::npos || sep > end) break;
+    fields.emplace_back(encoded.substr(pos, sep - pos), encoded.substr(sep + 1, end - sep - 1));
+    pos = end + 1;
+  }
+  return fields;
+}
+
+constexpr const char* kAbsent = "(not given)";
 }  // namespace
 
 void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std::string& context) {
   const auto all = allgather_strings(comm, encode(fields));
+  // Ranks may even pass different names (code paths that diverged): every name any rank sent is
+  // compared, and a rank that did not send it shows "(not given)".
+  std::vector<std::vector<std::pair<std::string, std::string>>> decoded;
+  std::vector<std::string> names;
+  for (const auto& encoded : all) {
+    decoded.push_back(decode(encoded));
+    for (const auto& field : decoded.back())
+      if (std::find(names.begin(), names.end(), field.first) == names.end()) names.push_back(field.first);
+  }
   std::ostringstream msg;
   bool mismatch = false;
-  for (std::size_t i = 0; i < fields.size(); ++i) {
+  for (const auto& name : names) {
     std::vector<std::string> values;
-    for (const auto& encoded : all) {
-      // Every rank sends the same field names in the same order (they come from the same code);
-      // split the i-th record out of each rank's string.
-      std::size_t pos = 0;
-      for (std::size_t k = 0; k < i && pos != std::string::npos; ++k) pos = encoded.find('\x1e', pos) + 1;
-      const auto sep = encoded.find('\x1f', pos);
-      const auto end = encoded.find('\x1e', pos);
-      values.push_back(sep == std::string::npos ? "?" : encoded.substr(sep + 1, end - sep - 1));
+    for (const auto& rank_fields : decoded) {
+      auto it = std::find_if(rank_fields.begin(), rank_fields.end(), [&](const auto& f) { return f.first == name; });
+      values.push_back(it == rank_fields.end() ? kAbsent : it->second);
     }
-    bool same = true;
-    for (const auto& v : values) same = same && v == values[0];
-    if (same) continue;
+    if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values[0]; })) continue;
     mismatch = true;
-    msg << "\n  " << fields[i].name << ":";
+    msg << "\n  " << name << ":";
     for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << settings::shown_value(values[r]);
     if (values.size() > 16) msg << " …";
   }

@@ -92,8 +92,61 @@ std::string requested_transport(const std::string& fallback) {
   return settings::env("RINGCOMM_TRANSPORT").value_or(fallback);
 }
 
+std::vector<std::string> parse_transport_request(const std::string& text, const std::string& setting) {
+  const std::vector<std::string> names = settings::split(text, ',');
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    const std::string expected = "auto, a transport name (mpi, host, ucx, nccl, cuda_ipc …) or an ordered list such as ucx,host";
+    if (!word || (name == "auto" && names.size() > 1))
+      throw Error(setting + "='" + text + "' is not valid: expected " + expected);
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) != names.begin() + static_cast<std::ptrdiff_t>(i))
+      throw Error(setting + "='" + text + "' is not valid: '" + name + "' is listed twice");
+  }
+  return names;
+}
+
+Selection select_transport(const std::vector<std::string>& candidates, const TransportContext& ctx) {
+  if (candidates.size() == 1) return select_transport(candidates.front(), ctx);
+  std::string list;
+  for (const auto& name : candidates) list += (list.empty() ? "" : ",") + name;
+  check_identical(ctx.world, {{"transport", list}}, "the transport (RINGCOMM_TRANSPORT)");
+  auto& registry = Registry::instance();
+  Selection selection;
+  for (const auto& name : candidates) {
+    const BackendInfo* backend = registry.find(name);
+    if (backend == nullptr) {
+      selection.notes.push_back(name + ": not compiled into this ringcomm");
+      continue;
+    }
+    const Usability u = probe_on_all_ranks(*backend, ctx);
+    if (u.usable) {
+      selection.transport = create_everywhere(*backend, ctx);
+      return selection;
+    }
+    selection.notes.push_back(name + ": not usable: " + u.reason);
+  }
+  std::string why;
+  for (const auto& n : selection.notes) why += "\n  " + n;
+  throw Error("RINGCOMM_TRANSPORT=" + list + ": none of the listed transports is usable here:" + why, true);
+}
+
 Selection select_transport(const std::string& request, const TransportContext& ctx) {
+  // Agreed on first: a list and a single name go through different collectives.
   check_identical(ctx.world, {{"transport", request}}, "the transport (RINGCOMM_TRANSPORT)");
+  if (request.find(',') != std::string::npos) {
+    // Every rank holds the same text, so every rank fails alike and lists the backends alike.
+    const auto candidates = collectively(ctx.world, [&] {
+      try {
+        return parse_transport_request(request, "RINGCOMM_TRANSPORT");
+      } catch (const Error& e) {
+        throw Error(std::string(e.what()) + "\n" + backend_listing(ctx));
+      }
+    });
+    return select_transport(candidates, ctx);
+  }
   auto& registry = Registry::instance();
   Selection selection;
   if (request == "auto") {

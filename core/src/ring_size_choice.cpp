@@ -41,16 +41,25 @@ std::size_t bytes_per_rank(const RingMemoryNeeds& needs, int ring_size) {
          needs.rings_per_rank * (Channel::kSlots * needs.message_bytes + needs.staging_bytes_per_ring);
 }
 
+MemoryBudget parse_memory_budget(const std::string& text, const std::string& setting) {
+  MemoryBudget budget;
+  if (is_fraction(text)) budget.fraction = settings::parse_real(text, setting, 0.0, 1.0);
+  else budget.bytes = settings::parse_bytes(text, setting);
+  return budget;
+}
+
+std::size_t memory_budget(MPI_Comm comm, const MemoryBudget& budget) {
+  if (budget.bytes) return *budget.bytes;
+  return static_cast<std::size_t>(budget.fraction * static_cast<double>(least_free_bytes(comm)));
+}
+
 std::size_t memory_budget(MPI_Comm comm) {
   const auto text = settings::env(kMemoryBudgetSetting);
   check_identical(comm, {{kMemoryBudgetSetting, text.value_or("(unset)")}},
                   std::string("the memory budget (") + kMemoryBudgetSetting + ")");
-  double fraction = kDefaultMemoryBudgetFraction;
-  if (text) {
-    if (!is_fraction(*text)) return collectively(comm, [&] { return settings::parse_bytes(*text, kMemoryBudgetSetting); });
-    fraction = collectively(comm, [&] { return settings::parse_real(*text, kMemoryBudgetSetting, 0.0, 1.0); });
-  }
-  return static_cast<std::size_t>(fraction * static_cast<double>(least_free_bytes(comm)));
+  const MemoryBudget budget =
+      collectively(comm, [&] { return text ? parse_memory_budget(*text, kMemoryBudgetSetting) : MemoryBudget{}; });
+  return memory_budget(comm, budget);
 }
 
 std::vector<int> fitting_ring_sizes(const RingMemoryNeeds& needs, int ranks, std::size_t budget) {

@@ -10,7 +10,30 @@
 
 namespace ringcomm::settings {
 
+namespace {
+// Read by every thread, written only while no ring runs (a Session's construction and destruction).
+struct Overrides {
+  bool installed = false;
+  std::vector<std::pair<std::string, std::string>> values;
+};
+Overrides& overrides() {
+  static Overrides store;
+  return store;
+}
+}  // namespace
+
+void install_overrides(std::vector<std::pair<std::string, std::string>> values) {
+  if (overrides().installed)
+    throw Error("another ringcomm::Session is alive in this process: one session at a time (its settings apply "
+                "process-wide)");
+  overrides() = {true, std::move(values)};
+}
+
+void remove_overrides() { overrides() = {}; }
+
 std::optional<std::string> env(const char* name) {
+  for (const auto& [key, value] : overrides().values)
+    if (key == name) return value.empty() ? std::nullopt : std::optional<std::string>(value);
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
   return std::string(value);

@@ -7,15 +7,21 @@
 
 namespace ringcomm {
 
+std::optional<int> parse_ring_size(const std::string& text, const std::string& setting) {
+  if (text == "auto") return std::nullopt;
+  return static_cast<int>(settings::parse_integer(text, setting, 1, INT_MAX));
+}
+
 int requested_ring_size(int fallback, MPI_Comm comm) {
   return collectively(comm, [&] {
     const auto text = settings::env("RINGCOMM_RING_SIZE");
     if (!text) return fallback;
-    if (*text == "auto")
+    const std::optional<int> size = parse_ring_size(*text, "RINGCOMM_RING_SIZE");
+    if (!size)
       throw Error("RINGCOMM_RING_SIZE='auto' is not valid in this program: expected an integer in [1, " +
                   std::to_string(INT_MAX) + "] (auto needs a program that states its memory needs: "
-                  "ringcomm::resolve_ring_size, e.g. ring_compare)");
-    return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_RING_SIZE", 1, INT_MAX));
+                  "ringcomm::Session, or ringcomm::resolve_ring_size as in ring_compare)");
+    return *size;
   });
 }
 

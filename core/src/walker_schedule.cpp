@@ -20,6 +20,8 @@ ScheduleOverride setting(const std::optional<ScheduleOverride>& override_value, 
   return {variable, settings::env(variable).value_or("")};
 }
 
+}  // namespace
+
 WalkerSchedule parse_schedule(const ScheduleOverride& threads, const ScheduleOverride& direction,
                               const ScheduleOverride& overlap) {
   WalkerSchedule schedule;
@@ -34,8 +36,6 @@ WalkerSchedule parse_schedule(const ScheduleOverride& threads, const ScheduleOve
   }
   return schedule;
 }
-
-}  // namespace
 
 WalkerSchedule requested_schedule(MPI_Comm comm, const ScheduleOverrides& overrides) {
   const ScheduleOverride threads = setting(overrides.threads, kThreadsSetting);

@@ -40,10 +40,14 @@ std::string timeout_message(const Stall& stall, double seconds, const std::strin
 
 }  // namespace
 
+double parse_timeout(const std::string& text, const std::string& setting) {
+  return settings::parse_real(text, setting, kShortestTimeoutSeconds, kLongestTimeoutSeconds);
+}
+
 double timeout_setting() {
   const auto text = settings::env(kTimeoutSetting);
   if (!text) return kDefaultTimeoutSeconds;
-  return settings::parse_real(*text, kTimeoutSetting, kShortestTimeoutSeconds, kLongestTimeoutSeconds);
+  return parse_timeout(*text, kTimeoutSetting);
 }
 
 TimeoutError::TimeoutError(Stall stall, double seconds, std::string ring_context)

@@ -1,8 +1,8 @@
-// custom_kernel: a consume functor of one's own next to ringcomm's GtAccumulator, on the same Ring.
+// custom_kernel: a consume functor of one's own next to ringcomm's GtAccumulator, on the same rings.
 //
-// Each round every rank writes one measurement (G_up, G_down, sign; SyntheticWalker stands in for a
-// QMC walker) into its ring slot, and one Ring::circulate feeds every message of the sub-ring to two
-// consumers at once:
+// Each round every walker thread of every rank writes one measurement (G_up, G_down, sign;
+// SyntheticWalker stands in for a QMC walker) as its message, and the session's rings feed every
+// message of the sub-ring to two consumers at once:
 //   - ringcomm's GtAccumulator, which adds to this rank's slice of G_t, and
 //   - BubbleAccumulator below, which adds to this rank's slice of a different array: the particle-hole
 //     bubble  chi0(q, Ω) = Σ_σ Σ_{k,ω} G_σ(k,ω; k,ω) · G_σ(k+q, ω+Ω; k+q, ω+Ω)  (times the sign),
@@ -11,9 +11,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
-#include "command_line.hpp"
 #include "ringcomm/gt/accumulate.hpp"
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/walker.hpp"
@@ -23,6 +24,8 @@ namespace {
 
 using Scalar = Kokkos::complex<double>;
 using ringcomm::gt::Dims;
+using Message = ringcomm::MessageRings<Scalar>::Message;            // what produce writes
+using ConstMessage = ringcomm::MessageRings<Scalar>::ConstMessage;  // what consume reads
 
 // Position of the diagonal entry G[(k, w), (k, w)] in a G_σ matrix (nb = 1), w on G_t's frequency axis.
 KOKKOS_INLINE_FUNCTION std::size_t diagonal_at(int k, int w, int nc, int e_shift, std::size_t m) {
@@ -35,22 +38,25 @@ struct BubbleKernel {
   Kokkos::View<Scalar*> slice;
   std::size_t first_entry;
   Kokkos::View<const int*> add;  // add[k + Nc·q] = k + q
-  const Scalar* message;
+  ConstMessage message;
   int nc, n_freq, e_shift;
   std::size_t m;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::size_t i) const {
-    const double sign = message[2 * m * m].real();
+    const double sign = message(2 * m * m).real();
     if (sign == 0.0) return;  // padding
     const int entry = static_cast<int>(first_entry + i);
     const int q = entry % nc, omega = entry / nc;
-    const Scalar* spins[2] = {message, message + m * m};
+    const Scalar* spins[2] = {message.data(), message.data() + m * m};
     Scalar sum(0.0, 0.0);
     for (const Scalar* g : spins)
       for (int w = 0; w < n_freq; ++w)
         for (int k = 0; k < nc; ++k)
           sum += g[diagonal_at(k, w, nc, e_shift, m)] * g[diagonal_at(add(k + nc * q), w + omega, nc, e_shift, m)];
-    slice(i) += sign * sum;
+    // Walker threads consume at the same time: real and imaginary parts are added atomically.
+    double* parts = reinterpret_cast<double*>(&slice(i));
+    Kokkos::atomic_add(parts, sign * sum.real());
+    Kokkos::atomic_add(parts + 1, sign * sum.imag());
   }
 };
 
@@ -65,12 +71,11 @@ class BubbleAccumulator {
     add_ = add;
   }
 
-  void operator()(const void* message, int /*origin*/) const {
-    const BubbleKernel kernel{chi0_.local(),  chi0_.range().begin, add_, static_cast<const Scalar*>(message),
-                              dims_.Nc(),     dims_.n_freq,        dims_.E(),
-                              static_cast<std::size_t>(dims_.M())};
-    Kokkos::parallel_for("custom_kernel: bubble", Kokkos::RangePolicy<ringcomm::ExecSpace>(0, chi0_.local().extent(0)),
-                         kernel);
+  void operator()(const ConstMessage& message, const ringcomm::ConsumeContext& context) const {
+    const BubbleKernel kernel{chi0_.local(), chi0_.range().begin, add_,     message, dims_.Nc(),
+                              dims_.n_freq,  dims_.E(),           static_cast<std::size_t>(dims_.M())};
+    Kokkos::parallel_for("custom_kernel: bubble",
+                         Kokkos::RangePolicy<ringcomm::ExecSpace>(context.exec, 0, chi0_.local().extent(0)), kernel);
   }
 
   static std::size_t entries(const Dims& dims) { return static_cast<std::size_t>(dims.Nc()) * (dims.E() + 1); }
@@ -107,22 +112,33 @@ std::vector<std::complex<double>> reference_bubble(const ringcomm::gt::Problem& 
   return chi0;
 }
 
+constexpr const char* kHelp =
+    "custom_kernel [--rounds N]: runs a consume functor of its own (the particle-hole bubble chi0(q, Omega) from\n"
+    "each measurement's G_sigma) next to ringcomm's GtAccumulator on the same rings, and checks both results\n"
+    "against serial references; exit status 1 on a mismatch. --rounds: measurements per walker thread and rank\n"
+    "(default 4). Run under mpirun; every RINGCOMM_* setting applies (docs/environment.md).\n";
+
+int parse_rounds(int argc, char** argv) {
+  int rounds = 4;
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    if (name != "--rounds" || i + 1 >= argc) throw ringcomm::Error("unknown option " + name + " (see --help)");
+    rounds = static_cast<int>(ringcomm::settings::parse_integer(argv[++i], "--rounds", 1, 1000));
+  }
+  return rounds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 4;
-  ringcomm::cli::CommandLine cli(
-      "custom_kernel",
-      "Runs a consume functor of its own (the particle-hole bubble chi0(q, Omega) from each measurement's G_sigma) "
-      "next to ringcomm's GtAccumulator on one Ring, and checks both results against serial references. Exit "
-      "status 1 on a mismatch. Run under mpirun; RINGCOMM_TRANSPORT and RINGCOMM_RING_SIZE apply.");
-  cli.option("--rounds", "N", "measurements per rank (default 4)",
-             [&](const std::string& v) { rounds = static_cast<int>(ringcomm::settings::parse_integer(v, "--rounds", 1, 1000)); });
-
-  return ringcomm::cli::run_program(argc, argv, cli, [&] {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", kHelp);  // before MPI and Kokkos, which have --help of their own
+      return 0;
+    }
+  return ringcomm::run(argc, argv, [&](ringcomm::Session& session) {
+    const int rounds = ringcomm::collectively(MPI_COMM_WORLD, [&] { return parse_rounds(argc, argv); });
+    const int threads = session.schedule().threads;
     ringcomm::gt::Problem problem;
     problem.dims.Lx = 4;
     problem.dims.Ly = 4;
@@ -131,32 +147,30 @@ int main(int argc, char** argv) {
     problem.dims.exchange_frequencies = {0, 2};
     problem.channel = ringcomm::gt::Channel::ph_charge;
     problem.seed = 11;
-    problem.measurements = static_cast<std::size_t>(rounds) * ranks;
+    problem.measurements = static_cast<std::size_t>(rounds) * session.ranks() * threads;
     const Dims& dims = problem.dims;
 
-    ringcomm::Topology topology(MPI_COMM_WORLD, ringcomm::requested_ring_size(ranks));
-    ringcomm::TransportContext context;
-    context.memory = ringcomm::data_memory_kind();
-    auto selection = ringcomm::select_transport(ringcomm::requested_transport(), context);
-    ringcomm::Ring ring(*selection.transport, topology, dims.message_entries() * sizeof(Scalar));
-
-    ringcomm::DistributedArray<Scalar> gt(topology, dims.entries(), "G_t");
-    ringcomm::DistributedArray<Scalar> chi0(topology, BubbleAccumulator::entries(dims), "chi0");
-    Kokkos::deep_copy(gt.local(), Scalar(0.0));
-    Kokkos::deep_copy(chi0.local(), Scalar(0.0));
-    const ringcomm::gt::GtAccumulator<Scalar> accumulate_gt(dims, problem.channel, gt.local(), gt.range());
+    auto& gt = session.array<Scalar>(dims.entries(), "G_t");
+    auto& chi0 = session.array<Scalar>(BubbleAccumulator::entries(dims), "chi0");
+    auto& messages = session.messages<Scalar>(dims.message_entries());
+    // One G_t accumulator per walker thread, on that thread's execution space instance.
+    std::vector<ringcomm::gt::GtAccumulator<Scalar>> accumulate_gt;
+    for (int thread = 0; thread < threads; ++thread)
+      accumulate_gt.emplace_back(dims, problem.channel, gt.local(), gt.range(), messages.exec(thread),
+                                 threads > 1 ? ringcomm::gt::Updates::concurrent : ringcomm::gt::Updates::exclusive);
     const BubbleAccumulator accumulate_chi0(dims, chi0);
-    auto both = [&](const void* message, int origin) {
-      accumulate_gt(message, origin);
-      accumulate_chi0(message, origin);
-    };
 
     const ringcomm::gt::SyntheticWalker walker(dims, problem.seed, problem.measurements);
-    for (int round = 0; round < rounds; ++round) {
-      // The numbering of gt::accumulate_with_ring, so that gt::reference_gt applies.
-      walker.write<Scalar>(static_cast<std::size_t>(round) * ranks + rank, ring.outgoing());
-      ring.circulate(both);
-    }
+    messages.run(
+        rounds,
+        [&](const Message& message, const ringcomm::ProduceContext& context) {
+          // The session numbers measurements 0 … N−1 over the job, so gt::reference_gt applies.
+          walker.write<Scalar>(context.measurement, message.data(), context.exec);
+        },
+        [&](const ConstMessage& message, const ringcomm::ConsumeContext& context) {
+          accumulate_gt[static_cast<std::size_t>(context.thread)](message.data(), context.origin);
+          accumulate_chi0(message, context);
+        });
     gt.sum_across_rings();
     chi0.sum_across_rings();
     const std::vector<Scalar> gt_all = gt.gather();
@@ -164,13 +178,12 @@ int main(int argc, char** argv) {
 
     bool ok = true;
     std::string failure;
-    if (rank == 0) {
+    if (session.rank() == 0) {
       const auto gt_error = ringcomm::gt::compare(gt_all, ringcomm::gt::reference_gt<Scalar>(problem));
       const auto chi0_error = ringcomm::gt::compare(chi0_all, reference_bubble(problem));
       constexpr double kTolerance = 1e-12;  // only the order of the sums differs
       ok = gt_error.linf <= kTolerance && chi0_error.linf <= kTolerance;
-      std::printf("custom_kernel: transport %s, %s, %d measurements\n", selection.transport->name().c_str(),
-                  topology.describe().c_str(), rounds * ranks);
+      std::printf("custom_kernel: %s, %zu measurements\n", session.describe().c_str(), problem.measurements);
       std::printf("  chi0(q, Omega), %zu entries, against its serial reference: l1 %.2e, l2 %.2e, linf %.2e\n",
                   chi0_all.size(), chi0_error.l1, chi0_error.l2, chi0_error.linf);
       std::printf("  G_t (%s), %zu entries, against gt::reference_gt:       l1 %.2e, l2 %.2e, linf %.2e\n",

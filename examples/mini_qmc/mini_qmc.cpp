@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <string>
 
-#include "command_line.hpp"
 #include "gt_file.hpp"
-#include "report.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/json.hpp"
 #include "ringcomm/memory.hpp"
+#include "ringcomm/session.hpp"
 #include "ringcomm/settings.hpp"
+#include "ringcomm/version.hpp"
 #include "run_settings.hpp"
 #include "simulation.hpp"
 
@@ -28,37 +28,53 @@ struct Options {
   double tolerance = 5e-7;
 };
 
-ringcomm::cli::CommandLine command_line(Options& o) {
-  ringcomm::cli::CommandLine cli(
-      "mini_qmc",
-      "A small determinant (auxiliary-field) QMC of the Hubbard model on a periodic cluster. Every MPI rank runs "
-      "its own Markov chain with single-spin-flip Metropolis updates; after each measurement the ring of ranks "
-      "passes every rank's G_up, G_down and sign around, and each rank adds them to its slice of the two-particle "
-      "Green's function G_t. G_t (sum of sign*contribution / sum of signs) is written as a .npy file. "
-      "Run under mpirun. With --compare, compares two such files instead (no QMC run).");
-  cli.option("--input", "FILE", "JSON input file (default input.json; see the example's README.md for the keys)",
-             [&](const std::string& v) { o.input = v; });
-  cli.option("--output", "FILE", "where to write G_t (.npy); overrides output.g_t of the input file",
-             [&](const std::string& v) { o.output = v; });
-  cli.option("--summary", "FILE", "write a JSON summary of the run; overrides output.summary of the input file",
-             [&](const std::string& v) { o.summary = v; });
-  cli.option("--compare", "FILE", "G_t file to check against --against; exits 1 when an error exceeds --tolerance",
-             [&](const std::string& v) { o.compare = v; });
-  cli.option("--against", "FILE", "reference G_t file for --compare",
-             [&](const std::string& v) { o.against = v; });
-  cli.option("--tolerance", "X", "largest relative l1, l2 and linf error --compare accepts (default 5e-7)",
-             [&](const std::string& v) { o.tolerance = ringcomm::settings::parse_real(v, "--tolerance", 0.0, 1.0); });
-  cli.check([&] {
-    if (o.compare.empty() != o.against.empty()) throw ringcomm::Error("--compare and --against go together");
-  });
-  cli.note("Environment: RINGCOMM_TRANSPORT (a compiled backend, see ringcomm-info, or auto) picks the transport, RINGCOMM_RING_SIZE "
-           "the ranks per sub-ring. G_t does not depend on either beyond rounding; it depends on the seed and the "
-           "number of ranks (one Markov chain per rank).");
-  cli.note("Examples:\n"
-           "  RINGCOMM_TRANSPORT=mpi mpirun -np 4 mini_qmc --input input.json --output gt_mpi.npy\n"
-           "  RINGCOMM_TRANSPORT=host mpirun -np 4 mini_qmc --input input.json --output gt_host.npy\n"
-           "  mini_qmc --compare gt_host.npy --against gt_mpi.npy");
-  return cli;
+constexpr const char* kHelp =
+    "mini_qmc [--input FILE] [--output FILE] [--summary FILE] | --compare FILE --against FILE [--tolerance X]\n"
+    "\n"
+    "A small determinant (auxiliary-field) QMC of the Hubbard model on a periodic cluster. Every walker thread of\n"
+    "every MPI rank runs its own Markov chain with single-spin-flip Metropolis updates; after each measurement the\n"
+    "rings pass its G_up, G_down and sign around, and each rank adds them to its slice of the two-particle Green's\n"
+    "function G_t. G_t (sum of sign*contribution / sum of signs) is written as a .npy file. Run under mpirun.\n"
+    "\n"
+    "  --input FILE      JSON input file (default input.json; see the example's README.md for the keys)\n"
+    "  --output FILE     where to write G_t (.npy); overrides output.g_t of the input file\n"
+    "  --summary FILE    write a JSON summary of the run; overrides output.summary of the input file\n"
+    "  --compare FILE    G_t file to check against --against (no QMC run); exit status 1 beyond --tolerance\n"
+    "  --against FILE    reference G_t file for --compare\n"
+    "  --tolerance X     largest relative l1, l2 and linf error --compare accepts (default 5e-7)\n"
+    "\n"
+    "Every RINGCOMM_* setting applies (ringcomm's docs/environment.md): RINGCOMM_TRANSPORT, RINGCOMM_RING_SIZE, …\n"
+    "G_t does not depend on the transport or ring size beyond rounding; it depends on the seed, the number of ranks\n"
+    "and RINGCOMM_THREADS (one Markov chain per walker thread).\n"
+    "\n"
+    "Examples:\n"
+    "  RINGCOMM_TRANSPORT=mpi mpirun -np 4 mini_qmc --input input.json --output gt_mpi.npy\n"
+    "  RINGCOMM_TRANSPORT=host mpirun -np 4 mini_qmc --input input.json --output gt_host.npy\n"
+    "  mini_qmc --compare gt_host.npy --against gt_mpi.npy\n";
+
+// Every rank parses the same arguments; the caller makes errors collective.
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    if (i + 1 >= argc) throw ringcomm::Error("option " + name + " needs a value (see --help)");
+    const std::string value = argv[++i];
+    if (name == "--input") o.input = value;
+    else if (name == "--output") o.output = value;
+    else if (name == "--summary") o.summary = value;
+    else if (name == "--compare") o.compare = value;
+    else if (name == "--against") o.against = value;
+    else if (name == "--tolerance") o.tolerance = ringcomm::settings::parse_real(value, "--tolerance", 0.0, 1.0);
+    else throw ringcomm::Error("unknown option " + name + " (see --help)");
+  }
+  if (o.compare.empty() != o.against.empty()) throw ringcomm::Error("--compare and --against go together");
+  return o;
+}
+
+std::string command_line_text(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  return text;
 }
 
 int compare_files(const Options& o) {
@@ -77,7 +93,12 @@ void write_summary_json(const std::string& path, const mini_qmc::RunSettings& s,
                         const std::string& command) {
   using ringcomm::json::Value;
   Value out = Value::object();
-  out["metadata"] = ringcomm::report::run_metadata("mini_qmc", command);  // collective
+  Value metadata = Value::object();
+  metadata["program"] = "mini_qmc";
+  metadata["ringcomm_version"] = RINGCOMM_VERSION;
+  metadata["command_line"] = command;
+  metadata["ranks"] = r.ranks;
+  out["metadata"] = metadata;
   Value model = Value::object();
   model["Lx"] = s.model.Lx, model["Ly"] = s.model.Ly, model["t"] = s.model.t, model["U"] = s.model.U;
   model["mu"] = s.model.mu, model["beta"] = s.model.beta, model["time_slices"] = s.model.time_slices;
@@ -104,8 +125,8 @@ void print_summary(const mini_qmc::RunSettings& s, const mini_qmc::RunSummary& r
   std::printf("mini_qmc: Hubbard %dx%d, t=%g, U=%g, mu=%g, beta=%g, %d time slices\n", m.Lx, m.Ly, m.t, m.U, m.mu,
               m.beta, m.time_slices);
   std::printf("  G_t %s: %s\n", ringcomm::gt::to_string(s.channel).c_str(), s.dims.describe().c_str());
-  std::printf("  transport %s, %s\n", r.transport.c_str(), r.topology.c_str());
-  std::printf("  measurements %lld (%d per rank), acceptance rate %.4f, average sign %.4f\n", r.measurements,
+  std::printf("  %s\n", r.topology.c_str());
+  std::printf("  measurements %lld (%d per walker thread), acceptance rate %.4f, average sign %.4f\n", r.measurements,
               s.monte_carlo.measurements, r.acceptance_rate, r.average_sign);
   std::printf("  density %.6f, double occupancy %.6f, max wrap error %.2e\n", r.density, r.double_occupancy,
               r.max_wrap_error);
@@ -122,20 +143,22 @@ void print_summary(const mini_qmc::RunSettings& s, const mini_qmc::RunSummary& r
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options;
-  const ringcomm::cli::CommandLine cli = command_line(options);
-  const std::string command = ringcomm::cli::command_line_text(argc, argv);
-  return ringcomm::cli::run_program(argc, argv, cli, [&] {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", kHelp);  // before MPI and Kokkos, which have --help of their own
+      return 0;
+    }
+  const std::string command = command_line_text(argc, argv);
+  return ringcomm::run(argc, argv, [&](ringcomm::Session& session) {
+    const Options options = ringcomm::collectively(MPI_COMM_WORLD, [&] { return parse_options(argc, argv); });
     if (!options.compare.empty()) return compare_files(options);
     mini_qmc::RunSettings settings =
         ringcomm::collectively(MPI_COMM_WORLD, [&] { return mini_qmc::read_run_settings(options.input); });
     if (!options.output.empty()) settings.gt_path = options.output;
     if (!options.summary.empty()) settings.summary_path = options.summary;
-    const mini_qmc::RunSummary summary = mini_qmc::run_simulation(settings);
+    const mini_qmc::RunSummary summary = mini_qmc::run_simulation(settings, session);
     if (!settings.summary_path.empty()) write_summary_json(settings.summary_path, settings, summary, command);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) print_summary(settings, summary);
+    if (session.rank() == 0) print_summary(settings, summary);
     return 0;
   });
 }

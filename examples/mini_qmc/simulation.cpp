@@ -52,6 +52,14 @@ void write_message(const AuxiliaryFieldWalker& walker, const MomentumFrequencyTr
   message[2 * matrix_entries] = GtScalar(walker.sign(), 0.0);
 }
 
+// One walker thread's Markov chain and what it has measured.
+struct Chain {
+  AuxiliaryFieldWalker walker;
+  std::vector<GtScalar> message;
+  EqualTimeSums sums;
+  double seconds = 0;
+};
+
 struct ScaleSlice {
   Kokkos::View<GtScalar*> slice;
   double factor;
@@ -66,54 +74,62 @@ void scale_slice(const ringcomm::DistributedArray<GtScalar>& gt, double factor) 
 
 }  // namespace
 
-RunSummary run_simulation(const RunSettings& settings) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+RunSummary run_simulation(const RunSettings& settings, ringcomm::Session& session) {
   const ringcomm::gt::Dims& dims = settings.dims;
   const MonteCarloSettings& mc = settings.monte_carlo;
 
-  // What ringcomm provides: who talks to whom, the transport, the ring and the distributed G_t.
-  ringcomm::Topology topology(MPI_COMM_WORLD, ringcomm::requested_ring_size(ranks));
-  ringcomm::TransportContext context;
-  context.memory = ringcomm::data_memory_kind();
-  auto selection = ringcomm::select_transport(ringcomm::requested_transport(), context);
-  ringcomm::Ring ring(*selection.transport, topology, dims.message_entries() * sizeof(GtScalar));
-  ringcomm::DistributedArray<GtScalar> gt(topology, dims.entries(), "mini_qmc G_t");
-  Kokkos::deep_copy(gt.local(), GtScalar(0.0));
-  const ringcomm::gt::GtAccumulator<GtScalar> accumulate(dims, settings.channel, gt.local(), gt.range());
+  // What ringcomm provides: the distributed G_t and the rings of every walker thread.
+  auto& gt = session.array<GtScalar>(dims.entries(), "mini_qmc G_t");
+  auto& messages = session.messages<GtScalar>(dims.message_entries());
+  const int threads = messages.threads();
+  std::vector<ringcomm::gt::GtAccumulator<GtScalar>> accumulate;  // one per walker thread
+  for (int thread = 0; thread < threads; ++thread)
+    accumulate.emplace_back(dims, settings.channel, gt.local(), gt.range(), messages.exec(thread),
+                            threads > 1 ? ringcomm::gt::Updates::concurrent : ringcomm::gt::Updates::exclusive);
 
-  // What a QMC code provides: the walker and the G_σ it measures.
+  // What a QMC code provides: a walker per thread (chain rank·threads + thread) and the G_σ it measures.
   const HubbardModel model(settings.model);
   const MomentumFrequencyTransform transform(model, dims);
-  AuxiliaryFieldWalker walker(model, mc.seed, static_cast<std::uint64_t>(rank), mc.recompute_every);
-  std::vector<GtScalar> message(dims.message_entries());
-  EqualTimeSums sums;
+  std::vector<Chain> chains;
+  for (int thread = 0; thread < threads; ++thread)
+    chains.push_back({AuxiliaryFieldWalker(model, mc.seed, static_cast<std::uint64_t>(session.rank()) * threads + thread,
+                                           mc.recompute_every),
+                      std::vector<GtScalar>(dims.message_entries()), EqualTimeSums{}, 0.0});
 
-  double walker_seconds = 0, ring_seconds = 0;
-  double start = MPI_Wtime();
-  for (int sweep = 0; sweep < mc.warmup_sweeps; ++sweep) walker.sweep();
-  for (int measurement = 0; measurement < mc.measurements; ++measurement) {
-    for (int sweep = 0; sweep < mc.sweeps_per_measurement; ++sweep) walker.sweep();
-    sums.add(walker, model.sites());
-    write_message(walker, transform, dims, message);
-    // The outgoing slot may still be read by the previous round's last kernels.
-    Kokkos::fence();
-    ringcomm::copy_bytes(ring.outgoing(), ringcomm::data_memory_kind(), message.data(), ringcomm::MemoryKind::host,
-                         ring.message_bytes());
-    const double walker_done = MPI_Wtime();
-    walker_seconds += walker_done - start;
-    ring.circulate(accumulate);
-    start = MPI_Wtime();
-    ring_seconds += start - walker_done;
+  const double start = MPI_Wtime();
+  messages.run(
+      static_cast<std::size_t>(mc.measurements),
+      [&](const ringcomm::MessageRings<GtScalar>::Message& message, const ringcomm::ProduceContext& context) {
+        Chain& chain = chains[static_cast<std::size_t>(context.thread)];
+        const double began = MPI_Wtime();
+        if (context.round == 0)
+          for (int sweep = 0; sweep < mc.warmup_sweeps; ++sweep) chain.walker.sweep();
+        for (int sweep = 0; sweep < mc.sweeps_per_measurement; ++sweep) chain.walker.sweep();
+        chain.sums.add(chain.walker, model.sites());
+        write_message(chain.walker, transform, dims, chain.message);
+        ringcomm::copy_into_message(message, chain.message.data(), chain.message.size(), context.exec);
+        chain.seconds += MPI_Wtime() - began;
+      },
+      [&](const ringcomm::MessageRings<GtScalar>::ConstMessage& message, const ringcomm::ConsumeContext& context) {
+        accumulate[static_cast<std::size_t>(context.thread)](message.data(), context.origin);
+      });
+  double walker_seconds = 0;
+  EqualTimeSums sums;
+  std::uint64_t accepted = 0, proposed = 0;
+  double wrap_error = 0;
+  for (const Chain& chain : chains) {
+    walker_seconds = std::max(walker_seconds, chain.seconds);
+    sums.sign += chain.sums.sign, sums.density += chain.sums.density;
+    sums.double_occupancy += chain.sums.double_occupancy;
+    accepted += chain.walker.acceptance().accepted, proposed += chain.walker.acceptance().proposed;
+    wrap_error = std::max(wrap_error, chain.walker.max_wrap_error());
   }
-  Kokkos::fence();
-  ring_seconds += MPI_Wtime() - start;
+  const double ring_seconds = MPI_Wtime() - start - walker_seconds;
 
   // Sub-rings hold partial sums; the estimator is Σ sign·G_t / Σ sign over every measurement.
   gt.sum_across_rings();
-  double totals[5] = {sums.sign, sums.density, sums.double_occupancy, static_cast<double>(walker.acceptance().accepted),
-                      static_cast<double>(walker.acceptance().proposed)};
+  double totals[5] = {sums.sign, sums.density, sums.double_occupancy, static_cast<double>(accepted),
+                      static_cast<double>(proposed)};
   ringcomm::allreduce_in_place(totals, 5, MPI_SUM, MPI_COMM_WORLD);
   ringcomm::agree(MPI_COMM_WORLD, totals[0] != 0.0,
                   "the signs of all measurements sum to zero: the sign problem is too severe for this run");
@@ -121,18 +137,18 @@ RunSummary run_simulation(const RunSettings& settings) {
   gt.write_npy(settings.gt_path, gt_file_shape(dims));
 
   RunSummary summary;
-  summary.transport = selection.transport->name();
-  summary.topology = topology.describe();
-  summary.ranks = ranks;
-  summary.measurements = static_cast<long long>(mc.measurements) * ranks;
+  summary.transport = session.transport().name();
+  summary.topology = session.describe();
+  summary.ranks = session.ranks();
+  summary.measurements = static_cast<long long>(mc.measurements) * session.ranks() * threads;
   summary.acceptance_rate = totals[4] > 0 ? totals[3] / totals[4] : 0.0;
   summary.average_sign = totals[0] / summary.measurements;
   summary.density = totals[1] / totals[0];
   summary.double_occupancy = totals[2] / totals[0];
-  summary.max_wrap_error = max_over_ranks(walker.max_wrap_error());
+  summary.max_wrap_error = max_over_ranks(wrap_error);
   summary.walker_seconds = max_over_ranks(walker_seconds);
   summary.ring_seconds = max_over_ranks(ring_seconds);
-  summary.message_bytes = ring.message_bytes();
+  summary.message_bytes = messages.message_bytes();
   summary.gt_entries = dims.entries();
   summary.gt_bytes_per_rank = static_cast<std::size_t>(max_over_ranks(static_cast<double>(gt.bytes_per_rank())));
   return summary;

@@ -36,6 +36,10 @@ struct CheckpointSettings {
 // Collective over `world`: RINGCOMM_CHECKPOINT and RINGCOMM_CHECKPOINT_EVERY, with the same error on
 // every rank when one is not valid (EVERY without a directory among them).
 CheckpointSettings checkpoint_settings(MPI_Comm world);
+// The one parser of both values (each nothing when unset; named as given in errors); local.
+CheckpointSettings parse_checkpoint_settings(const std::optional<std::string>& directory,
+                                             const std::optional<std::string>& every,
+                                             const std::string& directory_setting, const std::string& every_setting);
 
 class Checkpoint {
  public:

@@ -98,7 +98,10 @@ struct Field {
 };
 
 // Collective (bounded): one exchange of all fields; any disagreement throws on every rank with the values each
-// rank holds, so a user sees at once which rank was started differently.
+// rank holds, so a user sees at once which rank was started differently. This is the agreement
+// mechanism for settings: pass every setting that decides which collectives come next, an unset one
+// as a value such as "(unset)", and check them in one call before entering those collectives. Ranks
+// may pass different names; a name missing on a rank counts as a disagreement ("(not given)").
 void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std::string& context);
 
 // Collective: agreement before divergence. Every rank passes what decides which collectives it will

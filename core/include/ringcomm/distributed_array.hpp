@@ -1,5 +1,6 @@
 #pragma once
 // A flat array (G_t) split over the S ranks of each sub-ring; every rank allocates only its slice.
+// It keeps a reference to its Topology: keep the topology alive longer (Session::array does).
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>

@@ -97,9 +97,17 @@ Usability probe_here(const BackendInfo& backend, const TransportContext& ctx);
 // reason once, naming the ranks that gave it when not all did.
 Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx);
 
-// Collective over ctx.world. `request` is a backend name or "auto". Every rank gets the same
-// transport or the same collective Error listing each compiled backend and whether it is usable.
+// Collective over ctx.world. `request` is a backend name, "auto", or an ordered list of names
+// ("ucx,host": the first one usable on every rank, like UCC_TLS). Every rank gets the same transport
+// or the same collective Error listing each candidate (or each compiled backend) and why it is not usable.
 Selection select_transport(const std::string& request, const TransportContext& ctx);
+// The same for a request already parsed by parse_transport_request.
+Selection select_transport(const std::vector<std::string>& candidates, const TransportContext& ctx);
+
+// The one parser of RINGCOMM_TRANSPORT's values (named `setting` in errors): "auto", one name, or a
+// comma-separated list of distinct names (letters, digits, '_'); local. Whether a name is compiled is
+// decided by select_transport.
+std::vector<std::string> parse_transport_request(const std::string& text, const std::string& setting);
 
 // The request from RINGCOMM_TRANSPORT, or `fallback` when unset.
 std::string requested_transport(const std::string& fallback = "auto");

@@ -9,6 +9,11 @@
 // A ring may run leftward instead (send left, receive from the right), so that two rings of a rank
 // keep both directions of every link busy, and may overlap each step's exchange with the consume of
 // the message it forwards (StepSchedule::overlap).
+//
+// Expert layer: a Ring applies no walker settings. It runs the schedule and direction of its
+// RingOptions (lock-step and rightward unless told otherwise) whatever RINGCOMM_OVERLAP or
+// RINGCOMM_DIRECTION say, and reads only RINGCOMM_TIMEOUT. ringcomm::Session (session.hpp) applies
+// every setting. A Ring keeps a reference to its Transport: keep the transport alive longer.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <memory>

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,16 @@ std::size_t bytes_per_rank(const RingMemoryNeeds& needs, int ring_size);
 // where ring buffers and G_t live ("0.5"); unset: kDefaultMemoryBudgetFraction of it. A fraction is
 // taken of the least free memory of any rank, so every rank gets the same budget.
 std::size_t memory_budget(MPI_Comm comm);
+
+// A parsed RINGCOMM_MEMORY_BUDGET: bytes, or else a fraction of the least free memory of any rank.
+struct MemoryBudget {
+  std::optional<std::size_t> bytes;  // unset: use `fraction`
+  double fraction = kDefaultMemoryBudgetFraction;
+};
+// The one parser of its values (named `setting` in errors); local.
+MemoryBudget parse_memory_budget(const std::string& text, const std::string& setting);
+// Collective over `comm`: the budget in bytes (a fraction is taken of the least free memory).
+std::size_t memory_budget(MPI_Comm comm, const MemoryBudget& budget);
 
 struct RingSizeChoice {
   int ring_size = 0;

@@ -11,6 +11,9 @@
 //     }
 //   });
 //
+// Expert layer: a RingTeam reads no settings; it runs the WalkerSchedule it is given (from
+// requested_schedule(), which parses RINGCOMM_THREADS, _DIRECTION and _OVERLAP as the Session does).
+//
 // Consumes of different threads run at the same time and must not race on shared data (G_t: see
 // GtAccumulator's Updates::concurrent). Where Kokkos cannot run kernels of several host threads at
 // once, kernel_lock() serialises their launches while the exchanges still run concurrently.

@@ -9,6 +9,7 @@
 #include "ringcomm/ring_size_choice.hpp"
 #include "ringcomm/ring_team.hpp"
 #include "ringcomm/runtime.hpp"
+#include "ringcomm/session.hpp"
 #include "ringcomm/settings.hpp"
 #include "ringcomm/topology.hpp"
 #include "ringcomm/transport.hpp"

@@ -7,12 +7,21 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ringcomm::settings {
 
-// The value of an environment variable, or nothing when it is unset or empty.
+// The value of a setting in effect: the program's override when a ringcomm::Session holds one for
+// `name` (SessionSettings, session_settings.hpp), otherwise the environment variable; nothing when
+// unset or empty. Every RINGCOMM_* reader goes through here, so an override reaches the backends too.
 std::optional<std::string> env(const char* name);
+
+// The programmatic values that env() returns before the environment's, keyed by variable name; a
+// value of "" stands for "unset" (the default applies, whatever the environment says). Installed by
+// ringcomm::Session for its lifetime; only one set at a time (a second install throws).
+void install_overrides(std::vector<std::pair<std::string, std::string>> overrides);
+void remove_overrides();
 
 // -?[0-9]+ within [min, max].
 long long parse_integer(const std::string& text, const std::string& setting, long long min, long long max);

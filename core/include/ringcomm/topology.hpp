@@ -6,6 +6,7 @@
 // same position in different sub-rings own the same slice of G_t and are summed at the end.
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 
 namespace ringcomm {
@@ -13,6 +14,10 @@ namespace ringcomm {
 // S from RINGCOMM_RING_SIZE, or `fallback` when unset. Collective over `comm`, so that a value one
 // rank cannot parse is reported by every rank. Validation against p happens in Topology.
 int requested_ring_size(int fallback, MPI_Comm comm = MPI_COMM_WORLD);
+
+// The one parser of RINGCOMM_RING_SIZE's values (named `setting` in errors): a number S >= 1, or
+// nothing for `auto`. Local; callers make it collective.
+std::optional<int> parse_ring_size(const std::string& text, const std::string& setting);
 
 class Topology {
  public:

@@ -43,7 +43,7 @@ std::string describe(const Capabilities& caps);
 // What a backend is told when probed and created.
 struct TransportContext {
   MPI_Comm world = MPI_COMM_WORLD;  // bootstrap communicator (out-of-band exchange)
-  MemoryKind memory = MemoryKind::host;  // where slots must live
+  MemoryKind memory = data_memory_kind();  // where slots must live: by default where this build keeps ring buffers
 };
 
 struct ChannelSpec {

@@ -49,6 +49,9 @@ struct ScheduleOverrides {
 // Collective over `comm`: the schedule from the environment and `overrides`, identical on every rank,
 // or the same collective Error on all of them.
 WalkerSchedule requested_schedule(MPI_Comm comm = MPI_COMM_WORLD, const ScheduleOverrides& overrides = {});
+// The one parser of the three values (empty value: the default); local.
+WalkerSchedule parse_schedule(const ScheduleOverride& threads, const ScheduleOverride& direction,
+                              const ScheduleOverride& overlap);
 
 // The direction of the `round`-th measurement of `thread`.
 Direction direction_of(const WalkerSchedule& schedule, int thread, std::size_t round);

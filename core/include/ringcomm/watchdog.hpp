@@ -24,6 +24,8 @@ constexpr double kDefaultTimeoutSeconds = 300;
 // RINGCOMM_TIMEOUT in seconds, or the default when unset; throws a (local) Error naming the variable
 // and the allowed values when it is not a number of seconds in range.
 double timeout_setting();
+// The one parser of RINGCOMM_TIMEOUT's values (named `setting` in errors); local.
+double parse_timeout(const std::string& text, const std::string& setting);
 
 // What a wait was waiting for, for the message of its TimeoutError.
 struct Stall {
