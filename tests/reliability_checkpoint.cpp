@@ -1,6 +1,8 @@
 // Checkpoints of a distributed array: a round trip, the choice of round, and refusals of damaged,
 // incomplete and foreign checkpoints on every rank. (ring_compare killed and restarted end to end:
 // checkpoint_restart.cmake.)
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -68,6 +70,29 @@ TEST_F(CheckpointTest, TheNewestSavedRoundComesBackAndOlderOnesAreRemoved) {
   ASSERT_TRUE(round.has_value());
   EXPECT_EQ(*round, 4u);
   EXPECT_TRUE(holds(array_, 4));
+}
+
+// A run that ended while saving (killed, or out of disk) left a partial temporary file; it must not
+// stay to fill the disk again on the restart.
+TEST_F(CheckpointTest, StaleTemporaryFilesAreRemovedBySaving) {
+  const Checkpoint checkpoint(MPI_COMM_WORLD, dir(), shape());
+  std::filesystem::create_directories(dir());
+  const std::string stale = checkpoint.path(3) + ".tmp";
+  std::ofstream(stale) << "partial";
+  ASSERT_TRUE(std::filesystem::exists(stale));
+  fill(array_, 5);
+  checkpoint.save(5, {{"measurements_done", "8"}}, array_.local().data(), array_.bytes_per_rank());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_FALSE(std::filesystem::exists(checkpoint.path(5) + ".tmp"));
+  EXPECT_TRUE(std::filesystem::exists(checkpoint.path(5)));
+}
+
+// A checkpoint file that is a FIFO made opening it wait for a writer forever.
+TEST_F(CheckpointTest, AFifoInPlaceOfACheckpointIsRefusedNotWaitedOn) {
+  const Checkpoint checkpoint(MPI_COMM_WORLD, dir(), shape());
+  std::filesystem::create_directories(dir());
+  ASSERT_EQ(mkfifo(checkpoint.path(7).c_str(), 0644), 0);
+  EXPECT_NE(refusal(checkpoint, array_).find("not a regular file"), std::string::npos);
 }
 
 TEST_F(CheckpointTest, ARoundNotEveryRankSavedIsPassedOver) {

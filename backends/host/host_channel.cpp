@@ -33,8 +33,14 @@ StagedChannel::~StagedChannel() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  // After an error receives may still be posted into the staging buffers about to be freed.
-  cancel_pending_receives(receives_.data(), static_cast<int>(receives_.size()));
+  // After an error receives may still be posted into the staging buffers about to be freed, and sends
+  // read from them; what cannot be stopped keeps its memory (abandon), as the job is ending anyway.
+  const bool settled = cancel_pending_receives(receives_.data(), static_cast<int>(receives_.size())) &&
+                       all_settled(sends_.data(), static_cast<int>(sends_.size()));
+  if (!settled) {
+    abandon(std::move(send_staging_));
+    abandon(std::move(recv_staging_));
+  }
 }
 
 std::size_t StagedChannel::chunk_size(std::size_t chunk) const {

@@ -27,11 +27,14 @@ class MpiChannel final : public Channel {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
-    cancel_pending_receives(recv_.data(), kSlots);  // after an error: no late message into freed slots
+    // After an error: no late message into freed slots. A transfer that cannot be stopped keeps its
+    // slots alive (abandon); the job is ending then anyway.
+    const bool settled = cancel_pending_receives(recv_.data(), kSlots) && all_settled(send_.data(), kSlots);
     for (int s = 0; s < kSlots; ++s) {
       MPI_Request_free(&send_[s]);
       MPI_Request_free(&recv_[s]);
     }
+    if (!settled) abandon(std::move(slots_));
   }
 
   void* slot(int index) override { return slots_[index].data(); }

@@ -119,8 +119,12 @@ class UcxChannel final : public Channel {
         // flight into or out of anyone's slots after it.
         worker_->disconnect(comm_.get(), endpoints.data(), static_cast<int>(endpoints.size()));
         return;
-      } catch (const Error&) {
-        // A teardown that timed out: the peers' puts are not known to have ended.
+      } catch (const Error& e) {
+        // A teardown that timed out: the peers' puts are not known to have ended. Said at once, as
+        // the rank may be ended (by a peer's abort) before its next wait times out too.
+        std::fprintf(stderr, "ringcomm: error on rank %d: %s (closing ucx channel %d)\n", world_rank(), e.what(),
+                     spec_.id);
+        std::fflush(stderr);
       }
     }
     keep_memory_still_in_use(unwinding ? kUnwindingGraceSeconds : 0);

@@ -50,6 +50,7 @@ Stall Worker::ring_stall(const char* waiting_for) const {
   stall.transport = RINGCOMM_BACKEND_STRING;
   stall.waiting_for = waiting_for;
   stall.channel = channel_id_;
+  stall.phase = current_phase();
   return stall;
 }
 

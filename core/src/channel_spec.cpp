@@ -37,7 +37,7 @@ Stall channel_stall(const ChannelSpec& spec, std::string waiting_for, int peer, 
   if (detail.empty())
     detail = "sending to ring position " + std::to_string(spec.send_to) + ", receiving from ring position " +
              std::to_string(spec.recv_from);
-  return Stall{spec.transport, std::move(waiting_for), spec.id, peer, bytes_outstanding, std::move(detail)};
+  return Stall{spec.transport, std::move(waiting_for), spec.id, peer, bytes_outstanding, std::move(detail), {}};
 }
 
 std::unique_ptr<Channel> Transport::open_channel(const ChannelSpec& spec) {

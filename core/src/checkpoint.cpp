@@ -13,6 +13,7 @@
 #include "ringcomm/error.hpp"
 #include "internal/file.hpp"
 #include "ringcomm/memory.hpp"
+#include "ringcomm/phase.hpp"
 #include "ringcomm/settings.hpp"
 
 namespace ringcomm {
@@ -81,6 +82,21 @@ struct ParsedHeader {
   std::map<std::string, std::string> values;
 };
 
+// Refuses a directory that cannot be one of checkpoints: the root of the file system (stale-file
+// clean-up must never roam there) and an existing path that is not a directory (a FIFO, a file).
+void check_checkpoint_directory(const std::string& directory) {
+  if (directory.empty()) return;
+  const std::string shown = std::string(kCheckpointSetting) + "='" + settings::shown_value(directory) + "'";
+  const std::filesystem::path normal = std::filesystem::path(directory).lexically_normal();
+  if (normal == normal.root_path() && normal.has_root_directory())
+    throw Error(shown + " is not valid: expected a directory of its own for the checkpoint files, not the root of "
+                        "the file system");
+  std::error_code ec;
+  const auto status = std::filesystem::status(directory, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+    throw Error(shown + " is not valid: it exists and is not a directory");
+}
+
 }  // namespace
 
 CheckpointSettings checkpoint_settings(MPI_Comm world) {
@@ -89,8 +105,10 @@ CheckpointSettings checkpoint_settings(MPI_Comm world) {
                    {kCheckpointEverySetting, settings::env(kCheckpointEverySetting).value_or("(unset)")}},
                   "the checkpoint settings");
   return collectively(world, [] {
-    return parse_checkpoint_settings(settings::env(kCheckpointSetting), settings::env(kCheckpointEverySetting),
-                                     kCheckpointSetting, kCheckpointEverySetting);
+    CheckpointSettings s = parse_checkpoint_settings(settings::env(kCheckpointSetting), settings::env(kCheckpointEverySetting),
+                                                     kCheckpointSetting, kCheckpointEverySetting);
+    check_checkpoint_directory(s.directory);
+    return s;
   });
 }
 
@@ -115,6 +133,19 @@ std::string Checkpoint::path(std::uint64_t round) const {
   return directory_ + "/rank-" + std::to_string(rank_) + ".round-" + std::to_string(round) + ".ckpt";
 }
 
+// Temporary files of this rank left by a run that ended while saving (killed, or out of disk).
+void Checkpoint::remove_stale_temporaries() const {
+  const std::string prefix = "rank-" + std::to_string(rank_) + ".round-";
+  const std::string suffix = ".ckpt.tmp";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > prefix.size() + suffix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      std::remove(it->path().c_str());
+  }
+}
+
 std::vector<std::uint64_t> Checkpoint::rounds_on_disk() const {
   const std::string prefix = "rank-" + std::to_string(rank_) + ".round-";
   const std::string suffix = ".ckpt";
@@ -134,6 +165,7 @@ std::vector<std::uint64_t> Checkpoint::rounds_on_disk() const {
 }
 
 std::optional<std::uint64_t> Checkpoint::restore(void* slice, std::size_t bytes) const {
+  const PhaseScope phase("checkpoint-restore");
   const std::vector<std::uint64_t> mine = rounds_on_disk();
   std::string listed;
   for (const auto r : mine) listed += (listed.empty() ? "" : " ") + std::to_string(r);
@@ -239,14 +271,24 @@ void Checkpoint::load(std::uint64_t round, void* slice, std::size_t bytes) const
 
 void Checkpoint::save(std::uint64_t round, const std::vector<Field>& progress, const void* slice,
                       std::size_t bytes) const {
+  const PhaseScope phase("checkpoint-save");
   const std::string final_path = path(round);
   collectively(world_, [&] {
     std::error_code ec;
     std::filesystem::create_directories(directory_, ec);
     if (ec)
-      throw Error("cannot create the checkpoint directory " + directory_ + " (" + kCheckpointSetting + "): " +
+      throw Error("cannot create the checkpoint directory " + settings::shown_value(directory_) + " (" + kCheckpointSetting + "): " +
                   ec.message());
     const std::string temporary = final_path + ".tmp";
+    remove_stale_temporaries();
+    // A write that fails (a full disk) leaves no partial file behind to fill the disk on the next try.
+    struct RemoveUnlessRenamed {
+      const std::string& path;
+      bool renamed = false;
+      ~RemoveUnlessRenamed() {
+        if (!renamed) std::remove(path.c_str());
+      }
+    } cleanup{temporary};
     {
       File file(temporary, File::Mode::create);
       Fnv1a64 hash;
@@ -268,6 +310,7 @@ void Checkpoint::save(std::uint64_t round, const std::vector<Field>& progress, c
       file.sync();
     }
     rename_durably(temporary, final_path);
+    cleanup.renamed = true;
   });
   // Every rank holds `round` now; older rounds are no longer needed for a consistent restart.
   for (const auto old : rounds_on_disk())

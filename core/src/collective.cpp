@@ -4,6 +4,9 @@
 #include <map>
 #include <sstream>
 
+#include "ringcomm/backend/mpi_call.hpp"
+#include "ringcomm/settings.hpp"
+
 namespace ringcomm {
 
 int comm_rank(MPI_Comm comm) {
@@ -18,17 +21,69 @@ int comm_size(MPI_Comm comm) {
   return size;
 }
 
+void bounded_wait(MPI_Request& request, const char* call, MPI_Comm comm, MPI_Status* status) {
+  wait_until(
+      [&] {
+        int done = 0;
+        const int code = MPI_Test(&request, &done, status);
+        if (code != MPI_SUCCESS) throw_mpi_error(code, call);
+        return done != 0;
+      },
+      phase_timeout_seconds(),
+      [&] {
+        Stall stall;
+        stall.phase = current_phase();
+        stall.waiting_for = std::string(call) + " over " + std::to_string(comm_size(comm)) +
+                            " ranks to complete (MPI does not say which ranks have not arrived; each that did "
+                            "prints this line)";
+        return stall;
+      });
+}
+
+void allreduce_in_place(double* values, int count, MPI_Op op, MPI_Comm comm) {
+  bounded("MPI_Iallreduce", comm,
+          [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, op, comm, r); });
+}
+
+void allreduce_in_place(unsigned long long* values, int count, MPI_Op op, MPI_Comm comm) {
+  bounded("MPI_Iallreduce", comm, [&](MPI_Request* r) {
+    return MPI_Iallreduce(MPI_IN_PLACE, values, count, MPI_UNSIGNED_LONG_LONG, op, comm, r);
+  });
+}
+
+void barrier(MPI_Comm comm) {
+  bounded("MPI_Ibarrier", comm, [&](MPI_Request* r) { return MPI_Ibarrier(comm, r); });
+}
+
+void sendrecv(const void* send, int send_count, MPI_Datatype send_type, int to, void* recv, int recv_count,
+              MPI_Datatype recv_type, int from, int tag, MPI_Comm comm) {
+  MPI_Request receive = MPI_REQUEST_NULL;
+  check_mpi(MPI_Irecv(recv, recv_count, recv_type, from, tag, comm, &receive), "MPI_Irecv");
+  bounded("MPI_Isend", comm,
+          [&](MPI_Request* r) { return MPI_Isend(send, send_count, send_type, to, tag, comm, r); });
+  bounded_wait(receive, "MPI_Irecv", comm);
+}
+
+void bounded_wait_started(int code, MPI_Request& request, const char* call, MPI_Comm comm, MPI_Status* status) {
+  check_mpi(code, call);
+  bounded_wait(request, call, comm, status);
+}
+
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   int my_length = static_cast<int>(mine.size());
   std::vector<int> lengths(size);
-  MPI_Allgather(&my_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  bounded("MPI_Iallgather", comm, [&](MPI_Request* r) {
+    return MPI_Iallgather(&my_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm, r);
+  });
   std::vector<int> offsets(size, 0);
   for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
   std::string joined(static_cast<std::size_t>(offsets[size - 1] + lengths[size - 1]), '\0');
-  MPI_Allgatherv(mine.data(), my_length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, comm);
+  bounded("MPI_Iallgatherv", comm, [&](MPI_Request* r) {
+    return MPI_Iallgatherv(mine.data(), my_length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                           comm, r);
+  });
   std::vector<std::string> all(size);
   for (int r = 0; r < size; ++r) all[r] = joined.substr(offsets[r], lengths[r]);
   return all;
@@ -37,7 +92,8 @@ std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& min
 void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not) {
   int mine = ok ? 1 : 0;
   int all_ok = 0;
-  MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  bounded("MPI_Iallreduce", comm,
+          [&](MPI_Request* r) { return MPI_Iallreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, comm, r); });
   if (all_ok) return;
   const auto reasons = allgather_strings(comm, ok ? std::string() : reason_if_not);
   // Ranks failing for the same reason are listed together to keep messages short on many ranks.
@@ -123,12 +179,35 @@ void check_identical(MPI_Comm comm, const std::vector<Field>& fields, const std:
     if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values[0]; })) continue;
     mismatch = true;
     msg << "\n  " << name << ":";
-    for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << values[r];
+    for (std::size_t r = 0; r < values.size() && r < 16; ++r) msg << " rank " << r << "=" << settings::shown_value(values[r]);
     if (values.size() > 16) msg << " …";
   }
   if (mismatch)
     throw Error("ranks disagree on " + context + " (start every rank with the same settings):" + msg.str(),
                 true);
+}
+
+void agree_on_strings(MPI_Comm comm, const std::vector<std::string>& values, const std::string& what) {
+  std::string mine;
+  for (const auto& v : values) mine += (mine.empty() ? "" : " ") + settings::shown_value(v);
+  const auto all = allgather_strings(comm, mine);
+  std::map<std::string, std::vector<int>> ranks_by_values;
+  for (int r = 0; r < static_cast<int>(all.size()); ++r) ranks_by_values[all[r]].push_back(r);
+  if (ranks_by_values.size() == 1) return;
+  std::ostringstream msg;
+  msg << "ranks disagree on " << what << " (start every rank with the same ones):";
+  int groups = 0;
+  for (const auto& [text, ranks] : ranks_by_values) {
+    if (++groups > 8) {
+      msg << "\n  … (" << ranks_by_values.size() << " different sets in all)";
+      break;
+    }
+    msg << "\n  rank" << (ranks.size() > 1 ? "s " : " ");
+    for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) msg << (i ? "," : "") << ranks[i];
+    if (ranks.size() > 8) msg << ",… (" << ranks.size() << " ranks)";
+    msg << ": " << (text.empty() ? std::string("(nothing)") : text);
+  }
+  throw Error(msg.str(), true);
 }
 
 }  // namespace ringcomm

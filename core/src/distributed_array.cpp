@@ -41,6 +41,7 @@ void allreduce_sum_bytes(void* data, std::size_t count, MPI_Datatype real_type, 
   int size = 1;
   MPI_Comm_size(comm, &size);
   if (size == 1 || count == 0) return;
+  const PhaseScope phase("reduction");
   const MemoryKind kind = data_memory_kind();
   constexpr std::size_t kChunkBytes = std::size_t(64) << 20;
   const std::size_t chunk_entries = std::max<std::size_t>(1, kChunkBytes / scalar_bytes);
@@ -49,13 +50,16 @@ void allreduce_sum_bytes(void* data, std::size_t count, MPI_Datatype real_type, 
   for (std::size_t first = 0; first < count; first += chunk_entries) {
     const std::size_t n = std::min(chunk_entries, count - first);
     copy_bytes(staging.data(), MemoryKind::host, bytes + first * scalar_bytes, kind, n * scalar_bytes);
-    MPI_Allreduce(MPI_IN_PLACE, staging.data(), static_cast<int>(n * components), real_type, MPI_SUM, comm);
+    bounded("MPI_Iallreduce", comm, [&](MPI_Request* r) {
+      return MPI_Iallreduce(MPI_IN_PLACE, staging.data(), static_cast<int>(n * components), real_type, MPI_SUM, comm, r);
+    });
     copy_bytes(bytes + first * scalar_bytes, kind, staging.data(), MemoryKind::host, n * scalar_bytes);
   }
 }
 
 void gather_bytes(const void* local, std::size_t local_count, std::size_t total, int components,
                   std::size_t scalar_bytes, MPI_Datatype real_type, const Topology& topology, void* out) {
+  const PhaseScope phase("gather");
   agree(topology.world(), total * components <= static_cast<std::size_t>(INT_MAX),
         "gathering " + std::to_string(total) + " entries on one rank exceeds MPI's int counts; "
         "gather is meant for small problems");
@@ -69,8 +73,10 @@ void gather_bytes(const void* local, std::size_t local_count, std::size_t total,
   }
   std::vector<unsigned char> host(local_count * scalar_bytes);
   copy_bytes(host.data(), MemoryKind::host, local, data_memory_kind(), host.size());
-  MPI_Gatherv(host.data(), static_cast<int>(local_count * components), real_type, out, counts.data(),
-              offsets.data(), real_type, 0, topology.ring_comm());
+  bounded("MPI_Igatherv", topology.ring_comm(), [&](MPI_Request* r) {
+    return MPI_Igatherv(host.data(), static_cast<int>(local_count * components), real_type, out, counts.data(),
+                        offsets.data(), real_type, 0, topology.ring_comm(), r);
+  });
 }
 
 }  // namespace ringcomm

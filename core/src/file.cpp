@@ -28,10 +28,20 @@ std::string folder_of(const std::string& path) {
 
 File::File(const std::string& path, Mode mode) : path_(path) {
   const int flags = mode == Mode::read ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
+  // O_NONBLOCK: opening a FIFO (or a device) would otherwise wait for a peer that may never come;
+  // such a path is refused below, and regular files ignore the flag, which is cleared anyway.
   do {
-    fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    fd_ = ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK, 0644);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) fail(mode == Mode::read ? "open" : "create");
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0) fail("inspect");
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw Error("cannot use " + path + ": it is not a regular file (a FIFO, device or directory)");
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 }
 
 File::~File() {
@@ -65,6 +75,7 @@ void File::write(const void* data, std::size_t bytes) {
     const ssize_t put = ::write(fd_, in, bytes);
     if (put < 0 && errno == EINTR) continue;
     if (put < 0) fail("write");
+    if (put == 0) throw Error("cannot write " + path_ + ": the system wrote 0 of " + std::to_string(bytes) + " bytes");
     in += put;
     bytes -= static_cast<std::size_t>(put);
   }
@@ -82,6 +93,21 @@ void rename_durably(const std::string& from, const std::string& to) {
   const int synced = ::fsync(fd);
   ::close(fd);
   if (synced != 0) throw Error(system_error("flush (fsync) the folder", folder));
+}
+
+void write_whole_file(const std::string& path, std::initializer_list<Bytes> pieces) {
+  const std::string temporary = path + ".tmp";
+  try {
+    {
+      File file(temporary, File::Mode::create);
+      for (const Bytes& piece : pieces) file.write(piece.data, piece.size);
+      file.sync();
+    }
+    rename_durably(temporary, path);
+  } catch (const Error&) {
+    std::remove(temporary.c_str());
+    throw;
+  }
 }
 
 }  // namespace ringcomm

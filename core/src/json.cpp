@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "ringcomm/error.hpp"
+#include "internal/file.hpp"
 
 namespace ringcomm::json {
 
@@ -133,9 +133,8 @@ void Value::write(std::string& out, int indent, int depth) const {
 }
 
 void write_file(const std::string& path, const Value& value) {
-  std::ofstream file(path);
-  if (file) file << value.dump() << '\n';
-  if (!file) throw Error("cannot write JSON to '" + path + "'");
+  const std::string text = value.dump() + '\n';
+  write_whole_file(path, {{text.data(), text.size()}});
 }
 
 }  // namespace ringcomm::json

@@ -1,7 +1,11 @@
 #include "ringcomm/memory.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <Kokkos_Core.hpp>
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -30,16 +34,47 @@ void raise_high_water(std::size_t live) {
   }
 }
 
+std::atomic<int> ranks_on_node{1};
+
+// The process's virtual size (/proc/self/statm, first field), which RLIMIT_AS bounds.
+std::size_t virtual_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
 MemoryInfo host_memory() {
   MemoryInfo info;
   info.source = "/proc/meminfo MemAvailable";
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t value_kib = 0;
-  std::string unit;
-  while (meminfo >> key >> value_kib >> unit) {
-    if (key == "MemTotal:") info.total_bytes = value_kib * 1024;
-    if (key == "MemAvailable:") info.free_bytes = value_kib * 1024;
+  if (const char* fake = std::getenv("RINGCOMM_TEST_NODE_MEMORY")) {
+    // Test hook: a node of this many bytes, all available (tests/fault_regressions.cmake).
+    info.total_bytes = info.free_bytes = std::strtoull(fake, nullptr, 10);
+    info.source = "RINGCOMM_TEST_NODE_MEMORY";
+  } else {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::size_t value_kib = 0;
+    std::string unit;
+    while (meminfo >> key >> value_kib >> unit) {
+      if (key == "MemTotal:") info.total_bytes = value_kib * 1024;
+      if (key == "MemAvailable:") info.free_bytes = value_kib * 1024;
+    }
+  }
+  // The job's ranks on this node draw on the same memory: each may count on its share only.
+  const int sharing = ranks_on_node.load();
+  if (sharing > 1) {
+    info.free_bytes /= static_cast<std::size_t>(sharing);
+    info.source += " divided among the " + std::to_string(sharing) + " ranks on this node";
+  }
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::size_t used = virtual_bytes();
+    const std::size_t left = limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur) - used : 0;
+    if (left < info.free_bytes) {
+      info.free_bytes = left;
+      info.source += ", capped by the address-space limit (ulimit -v)";
+    }
   }
   return info;
 }
@@ -100,6 +135,17 @@ int data_memory_device() {
 #endif
   return -1;
 }
+
+void count_node_ranks(MPI_Comm world) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  ranks_on_node.store(size);
+}
+
+int node_ranks() { return ranks_on_node.load(); }
 
 MemoryInfo query_memory(MemoryKind kind) {
 #ifdef KOKKOS_ENABLE_CUDA

@@ -1,10 +1,12 @@
 #include "ringcomm/backend/mpi_call.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
 #include "ringcomm/backend/mpi_bytes.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/phase.hpp"
 
 namespace ringcomm {
 
@@ -31,7 +33,7 @@ void throw_request_error(int code, const MPI_Status* statuses, int count, const 
 void use_error_codes(MPI_Comm comm) { check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"); }
 
 PrivateComm::PrivateComm(MPI_Comm parent) {
-  check_mpi(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+  check_mpi(watched("MPI_Comm_dup", [&] { return MPI_Comm_dup(parent, &comm_); }), "MPI_Comm_dup");
   use_error_codes(comm_);
 }
 
@@ -51,13 +53,33 @@ std::vector<bool> pending_requests(const MPI_Request* requests, int count) {
   return pending;
 }
 
-void cancel_pending_receives(MPI_Request* requests, int count) {
+bool all_settled(const MPI_Request* requests, int count) {
+  for (const bool pending : pending_requests(requests, count))
+    if (pending) return false;
+  return true;
+}
+
+bool cancel_pending_receives(MPI_Request* requests, int count) {
   const std::vector<bool> pending = pending_requests(requests, count);
+  std::vector<MPI_Request> cancelled;
   for (int i = 0; i < count; ++i) {
     if (!pending[static_cast<std::size_t>(i)]) continue;
     MPI_Cancel(&requests[i]);
-    MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+    cancelled.push_back(requests[i]);
   }
+  if (cancelled.empty()) return true;
+  try {
+    // MPI_Testall completes (and, for persistent requests, deactivates) the cancelled receives.
+    wait_for_requests(requests, count, MPI_STATUSES_IGNORE, std::min(1.0, phase_timeout_seconds()),
+                      "cancelling receives", [](const std::vector<bool>&) {
+                        Stall stall;
+                        stall.waiting_for = "cancelled receives to complete";
+                        return stall;
+                      });
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
 }
 
 void swap_with_neighbours(MPI_Comm comm, int tag, const void* mine, std::size_t mine_bytes, int to, void* theirs,

@@ -177,7 +177,7 @@ Selection select_transport(const std::string& request, const TransportContext& c
   }
   const BackendInfo* backend = registry.find(request);
   if (backend == nullptr)
-    throw Error("unknown transport '" + request + "' (RINGCOMM_TRANSPORT); " + backend_listing(ctx) +
+    throw Error("unknown transport '" + settings::shown_value(request) + "' (RINGCOMM_TRANSPORT); " + backend_listing(ctx) +
                     "\n  auto: the first usable of the above",
                 true);
   const Usability u = probe_on_all_ranks(*backend, ctx);

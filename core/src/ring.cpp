@@ -36,6 +36,7 @@ Ring::Ring(Transport& transport, const Topology& topology, std::size_t message_b
       stream_ordered_(transport.capabilities().stream_ordered),
       direction_(options.direction),
       schedule_(options.schedule) {
+  const PhaseScope phase("set-up");
   const int channel_id = options.channel_id;
   // World-wide, what the channel's own check (Transport::open_channel, over one sub-ring) cannot see:
   // every sub-ring must carry the same message, and the ring's own options.

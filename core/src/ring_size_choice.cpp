@@ -25,7 +25,7 @@ std::vector<int> divisors_of(int n) {
 
 std::size_t least_free_bytes(MPI_Comm comm) {
   unsigned long long free_bytes = query_memory(data_memory_kind()).free_bytes;
-  MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+  allreduce_in_place(&free_bytes, 1, MPI_MIN, comm);
   return static_cast<std::size_t>(free_bytes);
 }
 

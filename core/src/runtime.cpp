@@ -9,6 +9,8 @@
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/memory.hpp"
+#include "ringcomm/phase.hpp"
 #include "ringcomm/registry.hpp"
 #include "ringcomm/watchdog.hpp"
 
@@ -19,6 +21,10 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
   // or Kokkos can read it; a value the user chose is kept.
   for (const BackendInfo& backend : Registry::instance().backends())
     for (const auto& [name, value] : backend.environment_defaults) setenv(name.c_str(), value.c_str(), 0);
+  // MPI_Init_thread waits for every rank the launcher started; a rank that never comes would hold
+  // the others there, silently, for good.
+  const PhaseScope phase("start-up");
+  const BlockingCallWatch watch("MPI_Init_thread and Kokkos::initialize");
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
@@ -30,9 +36,15 @@ Runtime::Runtime(int& argc, char**& argv, int thread_level) {
     Kokkos::initialize(argc, argv);
     owns_kokkos_ = true;
   }
+  report_phase_when_terminated();
+  // Memory checks divide the node's memory among the ranks on it.
+  count_node_ranks(MPI_COMM_WORLD);
 }
 
 Runtime::~Runtime() {
+  // MPI_Finalize synchronises with the other ranks too.
+  const PhaseScope phase("shut-down");
+  const BlockingCallWatch watch("Kokkos::finalize and MPI_Finalize");
   if (owns_kokkos_) Kokkos::finalize();
   if (owns_mpi_) MPI_Finalize();
 }

@@ -164,6 +164,8 @@ std::string parse_choice(const std::string& text, const std::string& setting,
   reject(setting, text, "one of: " + list);
 }
 
+std::string shown_value(const std::string& text) { return printable(text); }
+
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::string current;

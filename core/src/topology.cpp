@@ -26,6 +26,7 @@ int requested_ring_size(int fallback, MPI_Comm comm) {
 }
 
 Topology::Topology(MPI_Comm world, int ring_size) : world_(world), ring_size_(ring_size) {
+  const PhaseScope phase("set-up");
   MPI_Comm_rank(world, &world_rank_);
   MPI_Comm_size(world, &world_size_);
   check_identical(world, {{"ring size", std::to_string(ring_size)}}, "the ring size (RINGCOMM_RING_SIZE)");
@@ -33,8 +34,9 @@ Topology::Topology(MPI_Comm world, int ring_size) : world_(world), ring_size_(ri
     throw Error("ring size S=" + std::to_string(ring_size) + " must be at least 1 and divide the " +
                     std::to_string(world_size_) + " ranks (RINGCOMM_RING_SIZE)",
                 true);
-  MPI_Comm_split(world, ring_index(), position(), &ring_comm_);
-  MPI_Comm_split(world, position(), ring_index(), &cross_comm_);
+  watched("MPI_Comm_split (sub-rings)", [&] { return MPI_Comm_split(world, ring_index(), position(), &ring_comm_); });
+  watched("MPI_Comm_split (across sub-rings)",
+          [&] { return MPI_Comm_split(world, position(), ring_index(), &cross_comm_); });
 }
 
 Topology::~Topology() {

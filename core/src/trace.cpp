@@ -6,8 +6,10 @@
 #include <set>
 #include <vector>
 
+#include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
 #include "internal/file.hpp"
+#include "ringcomm/phase.hpp"
 
 namespace ringcomm::trace {
 
@@ -82,13 +84,14 @@ void start(MPI_Comm comm, std::size_t max_events) {
     dropped_events = 0;
   }
   // Ranks of one host share steady_clock; the barrier lines their origins up to its skew elsewhere.
-  MPI_Barrier(comm);
+  barrier(comm);
   origin = Clock::now();
   detail::recording.store(true);
 }
 
 std::size_t stop_and_write(MPI_Comm comm, const std::string& path) {
   detail::recording.store(false);
+  const PhaseScope phase("trace-write");
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -105,9 +108,12 @@ std::size_t stop_and_write(MPI_Comm comm, const std::string& path) {
   if (rank != 0) mine.insert(0, ",\n");
   const long long my_length = static_cast<long long>(mine.size());
   std::vector<long long> lengths(size);
-  MPI_Gather(&my_length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, comm);
+  bounded("MPI_Igather", comm, [&](MPI_Request* r) {
+    return MPI_Igather(&my_length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, 0, comm, r);
+  });
   unsigned long long totals[2] = {count, dropped}, all[2] = {0, 0};
-  MPI_Reduce(totals, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+  bounded("MPI_Ireduce", comm,
+          [&](MPI_Request* r) { return MPI_Ireduce(totals, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm, r); });
 
   std::vector<int> counts(size), offsets(size);
   long long total = 0;
@@ -117,11 +123,13 @@ std::size_t stop_and_write(MPI_Comm comm, const std::string& path) {
     offsets[r] = static_cast<int>(total - lengths[r]);
   }
   int too_large = rank == 0 && total > INT_MAX;
-  MPI_Bcast(&too_large, 1, MPI_INT, 0, comm);
+  bounded("MPI_Ibcast", comm, [&](MPI_Request* r) { return MPI_Ibcast(&too_large, 1, MPI_INT, 0, comm, r); });
   if (too_large) throw Error("the trace of all ranks exceeds 2 GiB; record fewer rounds", true);
   std::vector<char> text(rank == 0 ? static_cast<std::size_t>(total) : 0);
-  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, text.data(), counts.data(), offsets.data(),
-              MPI_CHAR, 0, comm);
+  bounded("MPI_Igatherv", comm, [&](MPI_Request* r) {
+    return MPI_Igatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, text.data(), counts.data(),
+                        offsets.data(), MPI_CHAR, 0, comm, r);
+  });
   if (rank != 0) return 0;
 
   File file(path, File::Mode::create);

@@ -23,14 +23,18 @@ std::string seconds_text(double seconds) {
 
 std::string timeout_message(const Stall& stall, double seconds, const std::string& ring_context) {
   std::ostringstream msg;
-  msg << stall.transport << " transport: timed out after " << seconds_text(seconds) << " s (" << kTimeoutSetting
+  if (!stall.phase.empty()) msg << "phase " << stall.phase << ": ";
+  if (!stall.transport.empty()) msg << stall.transport << " transport: ";
+  msg << "timed out after " << seconds_text(seconds) << " s (" << kTimeoutSetting
       << ") waiting for " << stall.waiting_for;
   if (stall.peer >= 0) msg << " (ring position " << stall.peer << ")";
   if (stall.channel >= 0) msg << " on channel " << stall.channel;
   if (stall.bytes_outstanding > 0) msg << ", " << stall.bytes_outstanding << " bytes outstanding";
   if (!stall.detail.empty()) msg << "; " << stall.detail;
   if (!ring_context.empty()) msg << "; " << ring_context;
-  msg << ". The peer may have died or hung (see its output); if it is merely slow, raise " << kTimeoutSetting;
+  msg << (stall.transport.empty() ? ". A rank may have died or hung (see its output)"
+                                   : ". The peer may have died or hung (see its output)")
+      << "; if it is merely slow, raise " << kTimeoutSetting;
   return msg.str();
 }
 
@@ -52,7 +56,7 @@ TimeoutError::TimeoutError(Stall stall, double seconds, std::string ring_context
       seconds_(seconds),
       ring_context_(std::move(ring_context)) {}
 
-double abort_grace_seconds(const TimeoutError& error) { return std::min(1.0, error.seconds() / 2); }
+double abort_grace_seconds(const TimeoutError& error) { return std::min(2.0, error.seconds()); }
 
 namespace watchdog_detail {
 

@@ -1,5 +1,8 @@
 #include "command_line.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -51,6 +54,19 @@ std::string wrapped(const std::string& text, std::size_t indent, std::size_t fir
 }
 
 bool is_help(const char* arg) { return std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0; }
+
+// The RINGCOMM_* variables of this rank's environment as NAME=VALUE, sorted; an empty value counts as
+// unset, as settings::env reads it.
+std::vector<std::string> ringcomm_environment() {
+  std::vector<std::string> found;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const auto eq = text.find('=');
+    if (text.rfind("RINGCOMM_", 0) == 0 && eq != std::string::npos && eq + 1 < text.size()) found.push_back(text);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
 
 }  // namespace
 
@@ -141,6 +157,11 @@ int run_program(int argc, char** argv, const CommandLine& cli, const std::functi
   kokkos_args.push_back(nullptr);
   char** kokkos_argv = kokkos_args.data();
   return run_main(kokkos_count, kokkos_argv, [&] {
+    // Agreement before divergence: options (--help, --json, --dump …) and settings (RINGCOMM_TRANSPORT
+    // set or not …) decide which collectives a rank enters, so every rank must hold the same before
+    // any acts on them; otherwise ranks would wait in different collectives for good.
+    agree_on_strings(MPI_COMM_WORLD, std::vector<std::string>(argv + 1, argv + argc), "the command line");
+    agree_on_strings(MPI_COMM_WORLD, ringcomm_environment(), "the RINGCOMM_* environment variables");
     if (help) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);

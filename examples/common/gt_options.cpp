@@ -15,9 +15,13 @@ int parse_int(const std::string& text, const std::string& option, int min, int m
   return static_cast<int>(settings::parse_integer(text, option, min, max));
 }
 
+// Index lists are bounded like --nfreq: far beyond any G_t that fits a machine, far below int overflow.
+constexpr int kLargestIndex = 1 << 20;
+
 std::vector<int> parse_index_list(const std::string& text, const std::string& option) {
   std::vector<int> values;
-  for (const long long v : settings::parse_integer_list(text, option, 0, INT_MAX)) values.push_back(static_cast<int>(v));
+  for (const long long v : settings::parse_integer_list(text, option, 0, kLargestIndex))
+    values.push_back(static_cast<int>(v));
   return values;
 }
 

@@ -40,8 +40,7 @@ struct EqualTimeSums {
 };
 
 double max_over_ranks(double value) {
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return value;
+  return ringcomm::allreduce_value(value, MPI_MAX, MPI_COMM_WORLD);
 }
 
 // The measurement's message in the layout GtAccumulator reads: G_↑ (M²), G_↓ (M²), sign.
@@ -131,7 +130,7 @@ RunSummary run_simulation(const RunSettings& settings, ringcomm::Session& sessio
   gt.sum_across_rings();
   double totals[5] = {sums.sign, sums.density, sums.double_occupancy, static_cast<double>(accepted),
                       static_cast<double>(proposed)};
-  MPI_Allreduce(MPI_IN_PLACE, totals, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  ringcomm::allreduce_in_place(totals, 5, MPI_SUM, MPI_COMM_WORLD);
   ringcomm::agree(MPI_COMM_WORLD, totals[0] != 0.0,
                   "the signs of all measurements sum to zero: the sign problem is too severe for this run");
   scale_slice(gt, 1.0 / totals[0]);

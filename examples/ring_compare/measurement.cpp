@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ringcomm/collective.hpp"
 #include "ringcomm/memory.hpp"
 
 namespace ring_compare {
@@ -15,14 +16,11 @@ using ringcomm::json::Value;
 namespace {
 
 double reduced(double value, MPI_Op op) {
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
-  return value;
+  return ringcomm::allreduce_value(value, op, MPI_COMM_WORLD);
 }
 
 std::size_t largest(std::size_t value) {
-  unsigned long long v = value;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  return static_cast<std::size_t>(v);
+  return static_cast<std::size_t>(ringcomm::allreduce_value(static_cast<unsigned long long>(value), MPI_MAX, MPI_COMM_WORLD));
 }
 
 double mean(double value) {

@@ -90,9 +90,13 @@ cli::CommandLine command_line(Options& o) {
              "against the reference from unrounded G_σ (default double)",
              [&](const std::string& v) { o.precision = parse_precision(v); });
   cli::add_dims_options(cli, o.dims);
-  cli.option("--measurements", "N", "measurements in total, over all ranks (default 64)", [&](const std::string& v) {
-    o.measurements = static_cast<std::size_t>(settings::parse_integer(v, "--measurements", 1, LLONG_MAX));
-  });
+  // 2^32 measurements are days of work for any G_t worth a ring; more is a typo (and would overflow
+  // the walker's counters sooner or later).
+  cli.option("--measurements", "N", "measurements in total, over all ranks, at most 2^32 (default 64)",
+             [&](const std::string& v) {
+               o.measurements =
+                   static_cast<std::size_t>(settings::parse_integer(v, "--measurements", 1, 1LL << 32));
+             });
   cli.option("--seed", "N", "seed of the synthetic walker (default 1)", [&](const std::string& v) {
     o.seed = static_cast<std::uint64_t>(settings::parse_integer(v, "--seed", 0, LLONG_MAX));
   });

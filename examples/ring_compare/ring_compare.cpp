@@ -72,9 +72,7 @@ struct Skipped {
 };
 
 std::size_t max_over_ranks(std::size_t value) {
-  unsigned long long v = value;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  return static_cast<std::size_t>(v);
+  return static_cast<std::size_t>(allreduce_value(static_cast<unsigned long long>(value), MPI_MAX, MPI_COMM_WORLD));
 }
 
 template <class Scalar>

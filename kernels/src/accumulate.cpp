@@ -33,15 +33,13 @@ class CollectiveTimer {
  public:
   explicit CollectiveTimer(MPI_Comm world) : world_(world) {
     Kokkos::fence();
-    MPI_Barrier(world_);
+    barrier(world_);
     start_ = MPI_Wtime();
   }
   double stop() const {
     Kokkos::fence();
     const double mine = MPI_Wtime() - start_;
-    double slowest = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, world_);
-    return slowest;
+    return allreduce_value(mine, MPI_MAX, world_);
   }
 
  private:
@@ -55,6 +53,7 @@ void reduce_to_rank0(const Scalar* device_data, std::size_t count, Scalar* out, 
   using Layout = ScalarLayout<Scalar>;
   constexpr std::size_t kChunkBytes = std::size_t(64) << 20;  // keeps MPI counts in int range
   const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / sizeof(Scalar));
+  const PhaseScope phase("reduction");
   const bool root = comm_rank(world) == 0;
   std::vector<Scalar> staging(root ? 0 : std::min(count, chunk));
   for (std::size_t first = 0; first < count; first += chunk) {
@@ -62,7 +61,10 @@ void reduce_to_rank0(const Scalar* device_data, std::size_t count, Scalar* out, 
     Scalar* host = root ? out + first : staging.data();
     copy_bytes(host, MemoryKind::host, device_data + first, data_memory_kind(), n * sizeof(Scalar));
     const int values = static_cast<int>(n * Layout::components);
-    MPI_Reduce(root ? MPI_IN_PLACE : host, root ? host : nullptr, values, Layout::mpi_type(), MPI_SUM, 0, world);
+    bounded("MPI_Ireduce", world, [&](MPI_Request* r) {
+      return MPI_Ireduce(root ? MPI_IN_PLACE : host, root ? host : nullptr, values, Layout::mpi_type(), MPI_SUM, 0,
+                         world, r);
+    });
   }
 }
 

@@ -91,7 +91,12 @@ void Dims::validate() const {
     reject("exchange_frequencies", "{}", "a non-empty list of bosonic frequency indices >= 0");
   for (const int w : exchange_frequencies)
     if (w < 0) reject("exchange_frequencies", list_text(exchange_frequencies), "bosonic frequency indices >= 0");
-  side_of_g(*this);
+  // A message holds 2·M² + 1 scalars of up to 16 bytes (complex<double>); its byte count, which sizes
+  // the ring slots and the walker's buffers, must not wrap (M = 2^30 once wrapped to 16 bytes).
+  const std::uint64_t m = side_of_g(*this);
+  const std::string message = "the ring message of 2*M^2+1 complex<double> scalars in bytes (M = nb*Nc*Nw_ext)";
+  const std::uint64_t limit = std::numeric_limits<std::int64_t>::max();
+  checked_product(checked_product(checked_product(2, m, limit, message), m, limit, message) + 1, 16, limit, message);
   entries();
 }
 

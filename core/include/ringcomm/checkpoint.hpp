@@ -60,6 +60,7 @@ class Checkpoint {
 
  private:
   std::vector<std::uint64_t> rounds_on_disk() const;
+  void remove_stale_temporaries() const;
   void load(std::uint64_t round, void* slice, std::size_t bytes) const;
 
   MPI_Comm world_;

@@ -63,8 +63,9 @@ void allreduce_sum_bytes(void* data, std::size_t count, MPI_Datatype real_type, 
 
 // Collective over the world: writes the array whose sub-ring-0 slices are `local` as one .npy file,
 // without gathering it: rank 0 writes the header, each rank of sub-ring 0 its slice at its offset
-// (MPI-IO, MPI_File_write_at_all in pieces that keep counts in int range). `shape` (C order; empty
-// means {total}) must hold `total` values. Every rank throws the same Error when any part fails.
+// (MPI-IO, MPI_File_write_at_all in pieces that keep counts in int range, each count checked), into
+// `path`.tmp, renamed to `path` once every part is in. `shape` (C order; empty means {total}) must
+// hold `total` values. Every rank throws the same Error when any part fails, and no `path` is left.
 void write_npy_slices(const Topology& topology, const void* local, SliceRange range, std::size_t total,
                       std::size_t scalar_bytes, const char* descr, std::vector<std::size_t> shape,
                       const std::string& path);

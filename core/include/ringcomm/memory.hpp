@@ -4,6 +4,8 @@
 // ringcomm follows Kokkos: data lives in the memory space of Kokkos' default execution space
 // ("device" memory — CudaSpace on a CUDA build, plain host memory on a CPU build). Transports are told
 // which kind they must move, so a CPU build never pretends to hold device pointers.
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -33,7 +35,14 @@ struct MemoryInfo {
   std::size_t total_bytes = 0;
   std::string source;  // how it was measured, for error messages
 };
+// For host memory, this rank's share: the node's available memory divided among the job's ranks on
+// the node (count_node_ranks), and no more than the address-space limit (ulimit -v) leaves.
 MemoryInfo query_memory(MemoryKind kind);
+
+// Collective over `world` (Runtime calls it at start-up): counts the ranks sharing this node's memory
+// (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) for query_memory. Until then a rank counts alone.
+void count_node_ranks(MPI_Comm world);
+int node_ranks();
 
 // Throws a (local) Error saying what was asked for and what is free when `bytes` cannot fit.
 void require_fits(MemoryKind kind, std::size_t bytes, const std::string& what);

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "ringcomm/error.hpp"
+#include "ringcomm/phase.hpp"
 #include "ringcomm/topology.hpp"
 #include "ringcomm/trace.hpp"
 #include "ringcomm/transport.hpp"
@@ -89,6 +90,7 @@ class Ring {
   // this rank's position added to their message.
   template <class Consume>
   void circulate(Consume&& consume, const ExecSpace& exec = ExecSpace()) {
+    const PhaseScope phase("ring-step");
     if (schedule_ == StepSchedule::overlap) circulate_overlapped(consume, exec);
     else circulate_lock_step(consume, exec);
   }

@@ -39,6 +39,10 @@ std::string parse_choice(const std::string& text, const std::string& setting,
 std::vector<long long> parse_integer_list(const std::string& text, const std::string& setting,
                                           long long min, long long max);
 
+// A user's value as it may be shown in a one-line message: at most 80 characters (then its length),
+// control and non-ASCII bytes escaped as \xNN.
+std::string shown_value(const std::string& text);
+
 // The parts between separators, each with surrounding blanks removed.
 std::vector<std::string> split(const std::string& text, char separator);
 

@@ -29,12 +29,13 @@ double parse_timeout(const std::string& text, const std::string& setting);
 
 // What a wait was waiting for, for the message of its TimeoutError.
 struct Stall {
-  std::string transport;    // the backend's name (ChannelSpec::transport)
+  std::string transport;    // the backend's name (ChannelSpec::transport); empty for a wait outside ring steps
   std::string waiting_for;  // e.g. "the message from the left neighbour"
   int channel = -1;         // ChannelSpec::id
   int peer = -1;            // the neighbour's position in the sub-ring; -1: not one peer
   std::size_t bytes_outstanding = 0;  // 0: not known (left out of the message)
   std::string detail;       // anything else that helps (which requests are still pending, …)
+  std::string phase;        // phase.hpp's name ("ring-step", "reduction" …); empty: not known
 };
 
 class TimeoutError : public Error {
@@ -45,7 +46,12 @@ class TimeoutError : public Error {
   double seconds() const { return seconds_; }
   const std::string& ring_context() const { return ring_context_; }
   // The same error, placed in the ring (sub-ring, step, position); see Ring::circulate.
-  TimeoutError in_ring(const std::string& ring_context) const { return TimeoutError(stall_, seconds_, ring_context); }
+  // Named phase "ring-step" unless the stall names another.
+  TimeoutError in_ring(const std::string& ring_context) const {
+    Stall stall = stall_;
+    if (stall.phase.empty()) stall.phase = "ring-step";
+    return TimeoutError(stall, seconds_, ring_context);
+  }
 
  private:
   Stall stall_;

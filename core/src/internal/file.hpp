@@ -2,6 +2,7 @@
 // Plain POSIX files for what ringcomm writes itself (checkpoints): every failure is an Error naming
 // the file and the system's reason, and a written file can be made durable before it is used.
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 
 namespace ringcomm {
@@ -33,5 +34,15 @@ class File {
 
 // rename(2) of `from` to `to`, then fsync of the folder holding `to`, so that the new name is on disk.
 void rename_durably(const std::string& from, const std::string& to);
+
+// One piece of a file to write.
+struct Bytes {
+  const void* data;
+  std::size_t size;
+};
+
+// Writes `pieces` one after the other to `path`.tmp, flushes it and renames it to `path`: a failed
+// write (a full disk) throws and leaves neither a partial `path` nor the temporary file.
+void write_whole_file(const std::string& path, std::initializer_list<Bytes> pieces);
 
 }  // namespace ringcomm

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ringcomm/backend/check.hpp"
@@ -64,9 +66,23 @@ class PrivateComm {
 std::vector<bool> pending_requests(const MPI_Request* requests, int count);
 
 // For a channel torn down after an error: cancels the receives among `requests` that are still
-// pending and waits for the cancellation (local), so that a late message cannot land in buffers
-// about to be freed. Completed, inactive and null requests are left alone.
-void cancel_pending_receives(MPI_Request* requests, int count);
+// pending and waits for the cancellation, so that a late message cannot land in buffers about to be
+// freed. Completed, inactive and null requests are left alone. The wait is bounded (at most a second,
+// or RINGCOMM_TIMEOUT if shorter): a receive that already matched a rendezvous from a stopped sender
+// can be neither cancelled nor completed. Returns false when some request is still live: the caller
+// must then not free the memory it names (see abandon).
+bool cancel_pending_receives(MPI_Request* requests, int count);
+
+// True when none of `count` requests is still in progress (sends included).
+bool all_settled(const MPI_Request* requests, int count);
+
+// Keeps `object` (buffers a live transfer may still write into or read from) alive for the rest of
+// the process instead of freeing it: after an error the job is ending anyway, and freeing memory
+// under a transfer that cannot be stopped would corrupt whatever reuses it.
+template <class T>
+void abandon(T&& object) {
+  new std::decay_t<T>(std::move(object));  // deliberately never deleted
+}
 
 // MPI_Testall until all `count` requests completed, bounded by limit_seconds: on expiry throws the
 // TimeoutError describe(pending_requests(…)) returns a Stall for. `statuses` may be
