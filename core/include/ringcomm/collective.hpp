@@ -66,41 +66,38 @@ void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not, bool bad_se
 // (a SettingError when any rank's was one). A TimeoutError is passed on at once: the rank that timed
 // out must not enter another collective whose peers may never come (run_main aborts the job after
 // printing it).
+namespace detail {
+// What one rank's part of a collective step came to.
+struct Outcome {
+  bool ok = true;
+  bool bad_setting = false;  // the failure was a SettingError
+  std::string reason;
+};
+// Runs `work`, recording a ringcomm::Error in `outcome`; a TimeoutError is passed on.
+template <class Work>
+void record_failure(Outcome& outcome, Work&& work) {
+  try {
+    work();
+  } catch (const TimeoutError&) {
+    throw;
+  } catch (const SettingError& e) {
+    outcome = {false, true, e.what()};
+  } catch (const Error& e) {
+    outcome = {false, false, e.what()};
+  }
+}
+}  // namespace detail
+
 template <class Work>
 auto collectively(MPI_Comm comm, Work&& work) -> decltype(work()) {
-  std::string reason;
-  bool ok = true;
+  detail::Outcome outcome;
   if constexpr (std::is_void_v<decltype(work())>) {
-    bool bad_setting = false;
-    try {
-      work();
-    } catch (const TimeoutError&) {
-      throw;
-    } catch (const SettingError& e) {
-      ok = false;
-      bad_setting = true;
-      reason = e.what();
-    } catch (const Error& e) {
-      ok = false;
-      reason = e.what();
-    }
-    agree(comm, ok, reason, bad_setting);
+    detail::record_failure(outcome, work);
+    agree(comm, outcome.ok, outcome.reason, outcome.bad_setting);
   } else {
     decltype(work()) result{};
-    bool bad_setting = false;
-    try {
-      result = work();
-    } catch (const TimeoutError&) {
-      throw;
-    } catch (const SettingError& e) {
-      ok = false;
-      bad_setting = true;
-      reason = e.what();
-    } catch (const Error& e) {
-      ok = false;
-      reason = e.what();
-    }
-    agree(comm, ok, reason, bad_setting);
+    detail::record_failure(outcome, [&] { result = work(); });
+    agree(comm, outcome.ok, outcome.reason, outcome.bad_setting);
     return result;
   }
 }
