@@ -108,7 +108,9 @@ std::vector<std::string> parse_transport_request(const std::string& text, const 
     const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     });
-    const std::string expected = "auto, a transport name (mpi, host, ucx, nccl, cuda_ipc …) or an ordered list such as ucx,host";
+    std::string compiled;
+    for (const auto& backend : Registry::instance().backends()) compiled += (compiled.empty() ? "" : ", ") + backend.name;
+    const std::string expected = "auto, a compiled transport's name (" + compiled + ") or an ordered list of them";
     if (!word || (name == "auto" && names.size() > 1))
       throw Error(setting + "='" + text + "' is not valid: expected " + expected);
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) != names.begin() + static_cast<std::ptrdiff_t>(i))

@@ -98,7 +98,7 @@ Usability probe_here(const BackendInfo& backend, const TransportContext& ctx);
 Usability probe_on_all_ranks(const BackendInfo& backend, const TransportContext& ctx);
 
 // Collective over ctx.world. `request` is a backend name, "auto", or an ordered list of names
-// ("ucx,host": the first one usable on every rank, like UCC_TLS). Every rank gets the same transport
+// (a comma-separated list: the first one usable on every rank, like UCC_TLS). Every rank gets the same transport
 // or the same collective Error listing each candidate (or each compiled backend) and why it is not usable.
 Selection select_transport(const std::string& request, const TransportContext& ctx);
 // The same for a request already parsed by parse_transport_request.

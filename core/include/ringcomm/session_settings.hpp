@@ -21,7 +21,7 @@ namespace ringcomm {
 // Programmatic values (as text, so a code can pass its own input file's values verbatim; the same
 // parsers apply as to the environment's). Unset fields leave the environment in charge.
 struct SessionSettings {
-  std::optional<std::string> transport;         // RINGCOMM_TRANSPORT: auto, a name, or a list "ucx,host"
+  std::optional<std::string> transport;         // RINGCOMM_TRANSPORT: auto, a name, or an ordered list of names
   std::optional<std::string> ring_size;         // RINGCOMM_RING_SIZE: S, or auto
   std::optional<std::string> memory_budget;     // RINGCOMM_MEMORY_BUDGET: bytes ("12G") or a fraction ("0.5")
   std::optional<std::string> threads;           // RINGCOMM_THREADS: walker threads per rank
