@@ -23,7 +23,8 @@ int nodes_spanned(MPI_Comm world) {
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int leaders = comm_rank(node) == 0 ? 1 : 0;
   MPI_Comm_free(&node);
-  MPI_Allreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, world);
+  bounded("MPI_Iallreduce", world,
+          [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, world, r); });
   return leaders;
 }
 

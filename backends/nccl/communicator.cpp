@@ -30,7 +30,7 @@ Communicator::Communicator(MPI_Comm comm, const std::string& name) {
   collectively(comm, [&] {
     if (rank == 0) RINGCOMM_CHECK(ncclGetUniqueId(&id));
   });
-  MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+  bounded("MPI_Ibcast", comm, [&](MPI_Request* r) { return MPI_Ibcast(&id, sizeof id, MPI_BYTE, 0, comm, r); });
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   config.commName = name.c_str();

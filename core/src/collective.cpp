@@ -124,10 +124,13 @@ void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not) {
 void agree(MPI_Comm comm, bool ok, const std::string& reason_if_not, bool bad_setting) {
   try {
     agree(comm, ok, reason_if_not);
+  } catch (const TimeoutError&) {
+    throw;  // a peer did not arrive: no further collective with it
   } catch (const Error& e) {
     int mine = bad_setting ? 1 : 0;
     int any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    bounded("MPI_Iallreduce", comm,
+            [&](MPI_Request* r) { return MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm, r); });
     if (any) throw SettingError(e.what(), true);
     throw;
   }

@@ -25,8 +25,10 @@ namespace {
 // Element-wise sum of every rank's complex values onto rank 0; NaN anywhere stays NaN.
 void sum_on_rank0(MPI_Comm world, std::vector<Complex>& values) {
   const int rank = comm_rank(world);
-  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : values.data(), values.data(), static_cast<int>(2 * values.size()), MPI_DOUBLE,
-             MPI_SUM, 0, world);
+  ringcomm::bounded("MPI_Ireduce", world, [&](MPI_Request* r) {
+    return MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : values.data(), values.data(), static_cast<int>(2 * values.size()),
+                       MPI_DOUBLE, MPI_SUM, 0, world, r);
+  });
 }
 
 }  // namespace
