@@ -40,6 +40,7 @@ struct Options {
   int n_freq_override = 0;
   std::vector<gt::Channel> channels;
   std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
+  std::vector<int> frequency_steps{0};  // 0: GtAccumulator's default
   std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
   std::vector<int> batches{1};
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
@@ -70,6 +71,7 @@ struct ChannelResult {
   std::string precision;
   gt::Channel channel;
   int row_tile = 1;
+  int frequency_steps = 1;
   bool transposed_reads = true;
   int batch = 1;
   int row_warps = 1;
@@ -108,10 +110,11 @@ struct Arrays {
 
 template <class Scalar, class Message>
 ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Message>& arrays, gt::Channel channel,
-                      int row_tile, int row_warps, bool transposed_reads, int batch, int warp_tile_kernel) {
+                      int row_tile, int steps, int row_warps, bool transposed_reads, int batch, int warp_tile_kernel) {
   const std::size_t n = dims.entries();
   gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
   if (row_tile > 0) accumulate.set_exchange_row_tile(row_tile);
+  if (steps > 0) accumulate.set_frequency_steps(steps);
   accumulate.set_exchange_row_warps(row_warps);
   accumulate.set_transposed_reads(transposed_reads);
   accumulate.set_batch(batch);
@@ -127,6 +130,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.dims = dims;
   r.channel = channel;
   r.row_tile = accumulate.exchange_row_tile();
+  r.frequency_steps = accumulate.frequency_steps();
   r.transposed_reads = transposed_reads;
   r.batch = batch;
   r.row_warps = row_warps;
@@ -153,19 +157,21 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
   collectively(MPI_COMM_WORLD, [&] { arrays.emplace(dims); });
   for (const gt::Channel channel : o.channels)
     for (const int rows : o.row_tiles)
-      for (const int warps : o.row_warps)
-        for (const bool transposed : o.transposed_reads)
-          for (const int batch : o.batches)
-            for (const int tiles : o.warp_tile_kernel) {
-              // pp reads nothing transposed: measured once, with the first setting asked for.
-              if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
-              // The previous kernel exists for pp_up_down with messages of G_t's type only.
-              if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
-              results.push_back(collectively(MPI_COMM_WORLD, [&] {
-                return measure<Scalar, Message>(o, dims, *arrays, channel, rows, warps, transposed, batch, tiles);
-              }));
-              results.back().precision = precision;
-            }
+      for (const int steps : o.frequency_steps)
+        for (const int warps : o.row_warps)
+          for (const bool transposed : o.transposed_reads)
+            for (const int batch : o.batches)
+              for (const int tiles : o.warp_tile_kernel) {
+                // pp reads nothing transposed: measured once, with the first setting asked for.
+                if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
+                // The previous kernel exists for pp_up_down with messages of G_t's type only.
+                if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
+                results.push_back(collectively(MPI_COMM_WORLD, [&] {
+                  return measure<Scalar, Message>(o, dims, *arrays, channel, rows, steps, warps, transposed, batch,
+                                                  tiles);
+                }));
+                results.back().precision = precision;
+              }
 }
 
 int run(const Options& o, const std::string& command_line) {
@@ -196,7 +202,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -208,6 +214,7 @@ int run(const Options& o, const std::string& command_line) {
     row["precision"] = r.precision;
     row["channel"] = gt::to_string(r.channel);
     row["exchange_row_tile"] = r.row_tile;
+    row["frequency_steps"] = r.frequency_steps;
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
@@ -224,7 +231,7 @@ int run(const Options& o, const std::string& command_line) {
     out["results"].push_back(row);
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
-                   std::to_string(r.row_tile), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.warp_tile_kernel ? "tiles" : "rows",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
@@ -304,10 +311,14 @@ int main(int argc, char** argv) {
   cli.option("--launches", "N", "kernel launches (and copies) per sample (default 10)", integer(o.launches, "--launches", 1, 100000));
   cli.option("--repetitions", "N", "samples of each; the median is reported (default 5)", integer(o.repetitions, "--repetitions", 1, 1000));
   cli.option("--row-tile", "LIST",
-             "exchange rows each thread updates for the same inner index and pair, of 1, 2, 4, 8 "
+             "exchange momenta each thread updates for the same inner index and pair, of 1, 2, 4, 8 "
              "(GtAccumulator::set_exchange_row_tile), "
              "each measured (default: GtAccumulator's default)",
              integer_list(o.row_tiles, "--row-tile", Accumulator::kMaxExchangeRowTile));
+  cli.option("--frequency-steps", "LIST",
+             "exchange frequencies each thread walks along the diagonal on which its cross G_sigma value stays the "
+             "same, of 1, 2, 4 (GtAccumulator::set_frequency_steps), each measured (default: GtAccumulator's default)",
+             integer_list(o.frequency_steps, "--frequency-steps", 4));
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
              "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",

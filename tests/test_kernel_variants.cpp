@@ -17,6 +17,7 @@
 #include "ringcomm/gt/accumulate.hpp"
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/walker.hpp"
+#include "same_sums.hpp"
 
 namespace {
 
@@ -60,6 +61,7 @@ struct Variant {
   int warps = 1;
   bool transposed = true;
   bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
+  int steps = 1;                  // exchange frequencies per thread
 };
 
 template <class Scalar, class Message>
@@ -75,6 +77,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     GtAccumulator<Scalar, Message> accumulate(dims, problem.channel, slice, range);
     accumulate.set_batch(batch);
     accumulate.set_exchange_row_tile(variant.rows);
+    accumulate.set_frequency_steps(variant.steps);
     accumulate.set_exchange_row_warps(variant.warps);
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
@@ -110,27 +113,36 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
   return std::max({e.l1, e.l2, e.linf});
 }
 
-// Rows per thread, warps per tile and where G_σ is read from change which thread updates which entry,
-// never the arithmetic: the same bits, also with more exchange rows (here 6) than a tile covers and
-// inner indices (24 for nb = 1) that leave lanes idle.
-TEST(Variants, ChangeNoBit) {
-  for (const int nb : {1, 2})
-    for (const Channel channel : kAllChannels) {
-      Problem problem = small_problem(nb, channel, 3);
-      problem.dims.exchange_momenta = {0, 4, 1};
-      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
-      const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
-      for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
-                              Variant{8, 3, false}, Variant{1, 16, true}}) {
-        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
-                     ", warps " + std::to_string(v.warps) + (v.transposed ? ", G^T" : ", G"));
-        const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
-        EXPECT_EQ(std::memcmp(other.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
-        // One slice: all six rows whole, several tiles.
-        const std::vector<ZDouble> whole = run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
-        EXPECT_EQ(std::memcmp(whole.data(), plain.data(), plain.size() * sizeof(ZDouble)), 0);
+// Momenta and frequencies per thread, warps per tile and where G_σ is read from change which thread
+// updates which entry, never the arithmetic: the same bits, also with more exchange rows than a tile
+// covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not
+// consecutive, so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
+// "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
+TEST(Variants, ChangeNoSum) {
+  for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{3, 4, 5}})
+    for (const int nb : {1, 2})
+      for (const Channel channel : kAllChannels) {
+        Problem problem = small_problem(nb, channel, 3);
+        problem.dims.exchange_momenta = {0, 4, 1};
+        problem.dims.exchange_frequencies = frequencies;
+        const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+        const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
+        for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
+                                Variant{8, 3, false}, Variant{1, 16, true}, Variant{1, 1, true, false, 2},
+                                Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
+                                Variant{8, 1, true, false, 2}}) {
+          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
+                       std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
+                       ", steps " + std::to_string(v.steps) + ", warps " + std::to_string(v.warps) +
+                       (v.transposed ? ", G^T" : ", G"));
+          const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
+          EXPECT_TRUE(test::same_sums(other, plain));
+          // One slice: every row whole, several tiles.
+          const std::vector<ZDouble> whole =
+              run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
+          EXPECT_TRUE(test::same_sums(whole, plain));
+        }
       }
-    }
 }
 
 // The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
@@ -167,6 +179,11 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   EXPECT_THROW(accumulate.set_exchange_row_warps(GtAccumulator<ZDouble>::kMaxExchangeRowWarps + 1), Error);
   accumulate.set_exchange_row_warps(3);
   EXPECT_EQ(accumulate.exchange_row_warps(), 3);
+  EXPECT_THROW(accumulate.set_frequency_steps(0), Error);
+  EXPECT_THROW(accumulate.set_frequency_steps(3), Error);
+  EXPECT_THROW(accumulate.set_frequency_steps(8), Error);
+  accumulate.set_frequency_steps(4);
+  EXPECT_EQ(accumulate.frequency_steps(), 4);
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
@@ -183,6 +200,26 @@ TEST(Batches, MatchTheReferenceAndKeepNothingAfterFlush) {
         EXPECT_LE(largest_error(out.gt, reference), 1e-12);
         for (const int staged : out.staged_before_flush) EXPECT_EQ(staged, batch == 1 ? 0 : 6 % batch);
       }
+    }
+}
+
+// Batches through threads that walk frequency diagonals, where each message's cross value is read
+// once per momentum: consecutive frequencies {1, 2, 3}, more than one window with 2 steps.
+TEST(Batches, FrequencyDiagonalsMatchTheReference) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 5);
+      problem.dims.exchange_frequencies = {1, 2, 3};
+      const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+      for (const Variant v : {Variant{2, 1, true, false, 2}, Variant{4, 2, false, false, 4}})
+        for (const int batch : {1, 3}) {
+          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", steps " + std::to_string(v.steps) +
+                       ", batch " + std::to_string(batch));
+          const Outcome out = run<ZDouble, ZDouble>(problem, uneven_slices(problem.dims.entries()), batch, v);
+          EXPECT_LE(largest_error(out.gt, reference), 1e-12);
+          const Outcome mixed = run<ZDouble, ZFloat>(problem, uneven_slices(problem.dims.entries()), batch, v);
+          EXPECT_LE(largest_error(mixed.gt, reference_gt<ZFloat>(problem)), 1e-12);
+        }
     }
 }
 
@@ -235,7 +272,7 @@ TEST(Batches, SettingsAreCheckedAndCounted) {
   EXPECT_THROW((GtAccumulator<ZDouble, ZFloat>::batch_setting(dims, problem.channel)), Error);
   ::unsetenv("RINGCOMM_GT_BATCH");
   EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::batch_setting(dims, problem.channel)),
-            (GtAccumulator<ZDouble, ZFloat>::kDefaultDriverBatch));
+            (GtAccumulator<ZDouble, ZFloat>::default_driver_batch(problem.channel)));
 }
 
 // Mixed precision sums in double: against the reference from the same float-rounded G_σ it agrees to

@@ -32,9 +32,12 @@ std::uint64_t inner_size_of(const Dims& dims) {
   return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
 }
 
-detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_thread, int row_warps) {
+// The thread order of `range` for kRows = rows momenta × kSteps = steps frequencies per thread (SliceOrder).
+detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int steps, int row_warps) {
   const std::uint64_t inner_size = inner_size_of(dims);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+  const std::uint64_t per_frequency = inner_size / static_cast<std::uint64_t>(dims.n_freq);  // nb⁴·Nc
+  const auto extension = static_cast<std::uint64_t>(steps - 1);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
   detail::SliceOrder order{};
   order.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
@@ -44,27 +47,44 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows_per_
   order.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
   order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
   order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
-  order.rows_per_thread = static_cast<std::uint32_t>(rows_per_thread);
+  order.n_omega = static_cast<std::uint32_t>(dims.NOmega());
   const std::uint64_t row_size = inner_size * pair_size;
   const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
   const std::uint64_t end_row = range.end / row_size;
   if (first_row < end_row) {
-    const std::uint64_t rows = end_row - first_row;
-    const std::uint64_t per_tile = static_cast<std::uint64_t>(rows_per_thread) * static_cast<std::uint64_t>(row_warps);
-    const std::uint64_t chunks = (inner_size + chunk - 1) / chunk;
-    const std::uint64_t tiles = (rows + per_tile - 1) / per_tile;
+    const auto nq = static_cast<std::uint64_t>(dims.NQ());
+    const std::uint64_t first_omega = first_row / nq, last_omega = (end_row - 1) / nq;
+    const std::uint64_t windows = (last_omega - first_omega + static_cast<std::uint64_t>(steps)) / steps;
+    const std::uint64_t blocks = (nq + rows - 1) / rows;
+    const std::uint64_t rows_in_slice = end_row - first_row;
+    const std::uint64_t groups = steps == 1 ? (rows_in_slice + rows - 1) / rows : blocks * windows;
+    const std::uint64_t inner_extended = inner_size + extension * per_frequency;
+    const std::uint64_t pairs_extended = pair_size + extension * static_cast<std::uint64_t>(dims.Nc());
+    const std::uint64_t chunks = (inner_extended + chunk - 1) / chunk;
+    const std::uint64_t tiles = (groups + row_warps - 1) / row_warps;
     order.first_row = static_cast<std::uint32_t>(first_row);
-    order.row_count = static_cast<std::uint32_t>(rows);
+    order.row_count = static_cast<std::uint32_t>(end_row - first_row);
+    order.inner_extended = static_cast<std::uint32_t>(inner_extended);
+    order.first_omega = static_cast<std::uint32_t>(first_omega);
+    order.momentum_blocks = FastDivisor(static_cast<std::uint32_t>(blocks));
+    order.groups = static_cast<std::uint32_t>(groups);
     order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
     order.head_count = first_row * row_size - range.begin;
-    order.body_count = rows * row_size;
-    order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pair_size;
+    order.body_count = (end_row - first_row) * row_size;
+    order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pairs_extended;
   } else {
     order.head_count = range.size();
   }
   return order;
+}
+
+// Whether Ω_j = Ω_0 + j for every exchange frequency j (ChannelKernel::consecutive_frequencies).
+bool consecutive(const std::vector<int>& frequencies) {
+  for (std::size_t j = 1; j < frequencies.size(); ++j)
+    if (frequencies[j] != frequencies[0] + static_cast<int>(j)) return false;
+  return true;
 }
 
 // Entries per side of the bubble factor table: nb²·Nc·2n per exchange.
@@ -143,7 +163,7 @@ template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::batch_setting(const Dims& dims, Channel channel, int accumulators) {
   if (const auto text = settings::env("RINGCOMM_GT_BATCH"))
     return static_cast<int>(settings::parse_integer(*text, "RINGCOMM_GT_BATCH", 1, kMaxBatch));
-  int batch = kDefaultDriverBatch;
+  int batch = default_driver_batch(channel);
   if (batch > 1) {
     const std::size_t budget = query_memory(data_memory_kind()).free_bytes / 4;
     const auto holders = static_cast<std::size_t>(std::max(accumulators, 1));
@@ -197,7 +217,6 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
-  row_tile_ = default_exchange_row_tile(channel);
   warp_tile_kernel_ = default_warp_tile_kernel(channel);
   allocate_scratch(1);
 }
@@ -315,28 +334,44 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message,
 template <class Scalar, class MessageScalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
-  // Concurrent updates are atomic and rarely the limit: one tile size for them.
-  if (updates_ == Updates::concurrent) return launch_with<kChannel, true, kDefaultExchangeRowTile>(messages, count);
-  switch (row_tile_) {
-    case 1: return launch_with<kChannel, false, 1>(messages, count);
-    case 2: return launch_with<kChannel, false, 2>(messages, count);
-    case 4: return launch_with<kChannel, false, 4>(messages, count);
-    default: return launch_with<kChannel, false, 8>(messages, count);
+  // Concurrent updates are atomic and rarely the limit: one shape for them.
+  if (updates_ == Updates::concurrent) return launch_with<kChannel, true, 1, 1, false>(messages, count);
+  const auto with_rows = [&](auto steps, auto hoisted) {
+    constexpr int kSteps = decltype(steps)::value;
+    constexpr bool kHoisted = decltype(hoisted)::value;
+    switch (exchange_row_tile()) {
+      case 1: return launch_with<kChannel, false, 1, kSteps, kHoisted>(messages, count);
+      case 2: return launch_with<kChannel, false, 2, kSteps, kHoisted>(messages, count);
+      case 4: return launch_with<kChannel, false, 4, kSteps, kHoisted>(messages, count);
+      default: return launch_with<kChannel, false, 8, kSteps, kHoisted>(messages, count);
+    }
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  // A single message: positions computed where used, one frequency per thread (the only shape
+  // measured faster without a batch to share positions over).
+  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, std::false_type{});
+  switch (frequency_steps_) {
+    case 1: return with_rows(One{}, std::true_type{});
+    case 2: return with_rows(Two{}, std::true_type{});
+    default: return with_rows(Four{}, std::true_type{});
   }
 }
 
 // One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
 // of the work space).
 template <class Scalar, class MessageScalar>
-template <Channel kChannel, bool kAtomic, int kRows>
+template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
-  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows>;
+  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted>;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   const std::size_t stride = dims_.message_entries();
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  kernel.order = slice_order(dims_, range_, kRows, row_warps_);
+  kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_);
+  kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
   kernel.tables = tables_;
   kernel.n_freq = dims_.n_freq;
@@ -346,10 +381,10 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   kernel.g_size = g_size;
   kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads_;
   if (kernel.transposed) {
-    kernel.cross = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);
+    kernel.cross_source = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);
     kernel.cross_stride = 2 * g_size;
   } else {
-    kernel.cross = kernel.messages;
+    kernel.cross_source = kernel.messages;
     kernel.cross_stride = stride;
   }
   if constexpr (Kernel::kBubble) {
@@ -371,6 +406,18 @@ void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_warps(int warps) {
     throw Error("GtAccumulator: exchange rows may be spread over 1 to " + std::to_string(kMaxExchangeRowWarps) +
                 " warps, not " + std::to_string(warps));
   row_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::exchange_row_tile() const {
+  return row_tile_ > 0 ? row_tile_ : default_exchange_row_tile(channel_, scratch_->batch > 1);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_frequency_steps(int steps) {
+  if (steps != 1 && steps != 2 && steps != 4)
+    throw Error("GtAccumulator: a thread walks 1, 2 or 4 exchange frequencies, not " + std::to_string(steps));
+  frequency_steps_ = steps;
 }
 
 template <class Scalar, class MessageScalar>

@@ -11,9 +11,9 @@
 //   3. ChannelKernel updates the slice with the sum over `count` messages (1, or a batch staged by
 //      GtAccumulator: one pass over G_t for all of them). Consecutive threads own consecutive inner
 //      indices (b1,b2,b3,b4,k1,w1), b1 fastest, so the G_t update is coalesced; each thread updates
-//      kRows exchange rows (Q,Ω) of one inner index and pair (k2,w2): the index decoding and the G_σ
-//      values that do not depend on the exchange are shared by its kRows entries, and its kRows G_t
-//      loads are in flight together.
+//      kRows exchange momenta × kSteps exchange frequencies of one inner index and pair, along the
+//      frequency diagonal on which its second G_σ value does not change (SliceOrder): the index
+//      decoding and most G_σ reads are shared by its entries, and its G_t loads are in flight together.
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -62,30 +62,45 @@ struct EntryShape {
 
 // Which entries of the slice thread t updates, and where they sit in the slice.
 //
-// Each G_σ column (k2,w2) is read for every exchange (Q,Ω); in G_t's order those reads lie N/(N_Q·N_Ω)
-// entries apart, too far for any cache. So the exchange rows that the slice holds whole are walked
-// with the exchange index running faster than (k2,w2): the G_σ columns in use at any time then fit
-// in L2. Body threads are numbered (lane, warp of the tile, inner chunk, tile, pair), fastest first:
-// a tile holds `row_warps` warps, which take the same 32 inner indices chunk·32 + lane and
-// neighbouring blocks of kRows rows each, so that the G_σ values that do not depend on the exchange
-// are read by warps of one thread block (L1). Lanes past the end of the inner index and rows past the
-// last have nothing to do. The partial rows at either end of the slice are walked in order, one entry
-// per thread.
+// Every channel's second G_σ value (the "cross" value) has one index made of (k1 ± Q, ω1 ± Ω) and
+// the other of (k2 ± Q, ω2 ± Ω): it is the same for the entries (ω1 + δ, ω2 + δ, Ω_j) along a
+// frequency diagonal, where Ω_j = Ω_0 + j and δ = j (pp_up_down, which has Ω − ω) or δ = −j (the ph
+// channels, which have ω + Ω). The first G_σ value ("fixed", indices (k1, ω1) and (k2, ω2)) does
+// not depend on the exchange at all. So each body thread updates kRows exchange rows of one inner
+// index and pair and reads the fixed value once for them; with kSteps > 1 its rows are kRows
+// momenta × kSteps consecutive exchange frequencies, walked along the diagonal, and it reads the
+// cross value once per momentum: kSteps + kRows G_σ reads (per spin) for kSteps · kRows entries,
+// where one entry per thread needs two. That costs registers, and on an H200 it paid in one batched
+// case only (docs/results/h200_batched), so kSteps = 1 is the default.
+//
+// A thread is named by its extended inner index and pair, whose frequency u runs over 2n + kSteps − 1
+// values (ω = u + δ of step j; steps whose ω falls outside [0, 2n) are skipped), and by its group:
+// kRows consecutive whole exchange rows when kSteps = 1, else a block of kRows momenta and a window
+// of kSteps frequencies (entry_row). Body threads are numbered (lane, warp of the tile, inner chunk,
+// tile, pair), fastest first: a tile holds `row_warps` warps, which take
+// the same 32 extended inner indices and neighbouring groups, so that they share the fixed values in
+// L1. For a fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
+// exchange rows at either end of the slice are walked in order, one entry per thread. (Teams that
+// decode the pair and groups once from their league rank were measured on an H200 and are slower.)
 struct SliceOrder {
   static constexpr std::uint32_t kChunk = 32;
 
   EntryShape shape;
   std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
   std::uint32_t begin_outer;
-  std::uint64_t head_count;    // entries before the first whole row
-  std::uint64_t body_count;    // entries in whole rows
-  std::uint64_t body_threads;  // threads for the whole rows, idle lanes included
-  std::uint32_t first_row;     // exchange index of the first whole row
-  std::uint32_t row_count;     // number of whole rows
-  std::uint32_t rows_per_thread;
-  FastDivisor row_warps;     // warps per tile
-  FastDivisor inner_chunks;  // ⌈I / kChunk⌉
-  FastDivisor row_tiles;     // ⌈row_count / (rows_per_thread · row_warps)⌉
+  std::uint64_t head_count;      // entries before the first whole row
+  std::uint64_t body_count;      // entries in whole rows
+  std::uint64_t body_threads;    // threads for the whole rows, idle lanes included
+  std::uint32_t first_row;       // exchange index of the first whole row
+  std::uint32_t row_count;       // number of whole rows
+  std::uint32_t inner_extended;  // nb⁴·Nc·(2n + kSteps − 1)
+  std::uint32_t first_omega;     // frequency index of the first window
+  std::uint32_t n_omega;         // N_Ω
+  std::uint32_t groups;          // one step: ⌈row_count / kRows⌉; else momentum blocks × frequency windows
+  FastDivisor momentum_blocks;   // ⌈N_Q / kRows⌉
+  FastDivisor row_warps;         // warps per tile
+  FastDivisor inner_chunks;      // ⌈inner_extended / kChunk⌉
+  FastDivisor row_tiles;         // ⌈groups / row_warps⌉
 
   KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
     return thread >= head_count && thread - head_count < body_threads;
@@ -100,10 +115,9 @@ struct SliceOrder {
     shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
   }
 
-  // The inner index, pair and block of rows_per_thread rows of body thread `thread` (its first row is
-  // block · rows_per_thread); false for an idle lane.
+  // The extended inner index, pair and group of body thread `thread`; false for an idle lane.
   KOKKOS_INLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
-                                           std::uint32_t& block) const {
+                                           std::uint32_t& group) const {
     const std::uint64_t in_body = thread - head_count;
     const auto lane = static_cast<std::uint32_t>(in_body % kChunk);
     std::uint64_t rest = 0, pair_wide = 0;
@@ -113,13 +127,37 @@ struct SliceOrder {
     row_tiles.divide(rest, pair_wide, tile);
     pair = static_cast<std::uint32_t>(pair_wide);
     inner = chunk * kChunk + lane;
-    block = tile * row_warps.divisor() + warp;
-    return inner < shape.inner_size.divisor();
+    group = tile * row_warps.divisor() + warp;
+    return inner < inner_extended && group < groups;
+  }
+
+  // The exchange row (iQ, iΩ) of entry (step s, row r) of `group`; false when the slice does not
+  // hold it whole. One step: the group's rows are `rows` consecutive whole rows of the slice, so no
+  // thread idles for N_Q not being a multiple of `rows`. Several: momentum r of the group's block of
+  // momenta at frequency s of its window of frequencies.
+  KOKKOS_INLINE_FUNCTION bool entry_row(std::uint32_t group, int s, int r, int rows, int steps, std::uint32_t& i_q,
+                                        std::uint32_t& i_omega) const {
+    if (steps == 1) {
+      const std::uint32_t row = group * static_cast<std::uint32_t>(rows) + static_cast<std::uint32_t>(r);
+      shape.nq.divide(first_row + row, i_omega, i_q);
+      return row < row_count;
+    }
+    std::uint32_t window = 0, block = 0;
+    momentum_blocks.divide(group, window, block);
+    i_q = block * static_cast<std::uint32_t>(rows) + static_cast<std::uint32_t>(r);
+    i_omega = first_omega + window * static_cast<std::uint32_t>(steps) + static_cast<std::uint32_t>(s);
+    return whole_row(i_q, i_omega);
+  }
+
+  // Whether exchange row iQ + N_Q·iΩ is one of the slice's whole rows.
+  KOKKOS_INLINE_FUNCTION bool whole_row(std::uint32_t i_q, std::uint32_t i_omega) const {
+    const std::uint32_t row = i_q + shape.nq.divisor() * i_omega;
+    return i_q < shape.nq.divisor() && i_omega < n_omega && row >= first_row && row - first_row < row_count;
   }
 
   KOKKOS_INLINE_FUNCTION std::uint64_t body_slot(std::uint32_t inner, std::uint32_t pair, std::uint32_t row) const {
     return head_count + inner + static_cast<std::uint64_t>(shape.inner_size.divisor()) *
-                                    (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * row);
+                                    (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * (row - first_row));
   }
 
   KOKKOS_INLINE_FUNCTION std::uint64_t threads(std::uint64_t entries) const {
@@ -227,25 +265,31 @@ struct FactorKernel {
 };
 
 // kAtomic: other kernels may update the same entries concurrently (GtAccumulator's Updates).
-template <class Scalar, class Message, Channel kChannel, bool kAtomic, int kRows>
+// kRows exchange momenta × kSteps exchange frequencies per body thread (SliceOrder); kHoisted: the
+// message positions of a thread's entries are computed once for a batch of messages.
+template <class Scalar, class Message, Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
 struct ChannelKernel {
   using Real = typename Scalar::value_type;
   using FactorView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
   static constexpr bool kBubble = kChannel == Channel::ph_magnetic || kChannel == Channel::ph_charge;
+  static constexpr int kEntries = kRows * kSteps;
 
   Kokkos::View<Scalar*> slice;
   SliceOrder order;
   GLayout at;
   DeviceTables tables;
   int n_freq;
+  // Whether the exchange frequencies are consecutive (Ω_j = Ω_0 + j): the cross value is then the
+  // same along a thread's diagonal and read once; otherwise it is read for every step.
+  bool consecutive_frequencies = false;
   // Message j (< count) begins at j·message_stride of `messages`: G_up (M²), G_down (M²), sign.
   MessageView<Message> messages;
   std::uint64_t message_stride;
   int count = 1;
   std::uint64_t g_size;  // M²
-  // The G_σ value with row fixed by (pair, exchange) is read from here, message j at j·cross_stride:
-  // G_σ^T when `transposed`, else G_σ itself (uncoalesced; kept to measure what the copy gains).
-  MessageView<Message> cross;
+  // The cross value is read from here, message j at j·cross_stride: G_σ^T when `transposed`, else
+  // G_σ itself (uncoalesced for the ph channels; kept to measure what the copy gains).
+  MessageView<Message> cross_source;
   std::uint64_t cross_stride;
   bool transposed = false;
   FactorView factors;             // FactorKernel's output (ph_magnetic, ph_charge), message j at j·factor_message
@@ -253,8 +297,8 @@ struct ChannelKernel {
   std::uint32_t factor_right;     // F·N_X: where the right factors begin
   std::uint64_t factor_message;   // 2·F·N_X
 
-  // The two G_σ values (both spins) of an entry that do not depend on the exchange.
-  struct Fixed {
+  // The two G_σ values (both spins) at one position.
+  struct Pair {
     Scalar up, down;
   };
 
@@ -263,73 +307,161 @@ struct ChannelKernel {
     return Real(0.5) * static_cast<Real>(messages(j * message_stride + 2 * g_size).real());
   }
 
+  // The frequency offset δ of step s: ω = u + δ along the diagonal on which the cross value is fixed.
+  static KOKKOS_INLINE_FUNCTION int step_offset(int s) {
+    return kChannel == Channel::pp_up_down ? s - (kSteps - 1) : -s;
+  }
+  // The indices of step s of a thread whose extended indices are `base`.
+  static KOKKOS_INLINE_FUNCTION OuterIndex step(OuterIndex base, int s) {
+    base.w1 += step_offset(s), base.w2 += step_offset(s);
+    return base;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     const auto thread = static_cast<std::uint64_t>(i);
-    if (!order.in_body(thread)) {
-      std::uint64_t slot = 0;
-      std::uint32_t inner = 0, pair = 0, exchange = 0;
-      order.edge_entry(thread, slot, inner, pair, exchange);
-      const OuterIndex x = order.shape.decode(inner, pair);
-      Scalar sum;
-      bool any = false;
-      for (int j = 0; j < count; ++j) {
-        const Real w = weight(j);
-        if (w == Real(0)) continue;
-        const Scalar t = w * term(x, fixed(x, j), exchange, j);
-        sum = any ? sum + t : t;  // as in the body: one message adds w·term to G_t unchanged
-        any = true;
+    if (!order.in_body(thread)) return edge(thread);
+    std::uint32_t inner = 0, pair = 0, group = 0;
+    if (!order.body_entries(thread, inner, pair, group)) return;
+    const OuterIndex base = order.shape.decode(inner, pair);  // w1, w2 hold the extended frequencies u
+    const int two_n = n_freq;
+    // Which of the kEntries entries (bit s·kRows + r: step s, row r) are in the slice.
+    std::uint32_t valid = 0;
+#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
+#pragma unroll
+#endif
+    for (int s = 0; s < kSteps; ++s) {
+      const int w1 = base.w1 + step_offset(s), w2 = base.w2 + step_offset(s);
+      if (w1 < 0 || w1 >= two_n || w2 < 0 || w2 >= two_n) continue;
+      for (int r = 0; r < kRows; ++r) {
+        std::uint32_t i_q = 0, i_omega = 0;
+        if (order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega)) valid |= 1u << (s * kRows + r);
       }
-      if (any) add(slot, sum);
-      return;
     }
-    std::uint32_t inner = 0, pair = 0, block = 0;
-    if (!order.body_entries(thread, inner, pair, block)) return;
-    const OuterIndex x = order.shape.decode(inner, pair);
-    const std::uint32_t first = block * kRows;
-    // All terms first, then all loads of G_t, then all stores: kRows loads in flight per thread.
-    // Issuing the G_t loads before the sum was measured on an H200 and is slower (9–14 %): the kRows
-    // old values stay live through it, 92–104 registers per thread, a quarter to a third occupancy.
-    Scalar value[kRows];
+    if (valid == 0) return;
+    constexpr std::uint32_t kStepMask = (1u << kRows) - 1;
+    // kHoisted: where each entry's G_σ values and factors sit inside a message is the same for every
+    // message of a batch, so the table lookups and index arithmetic are done once, before the loop
+    // over messages. For one message that only keeps every position live at once (more registers,
+    // measured up to 6 % slower on an H200), so they are then computed where they are used.
+    constexpr int kHoistedSteps = kHoisted ? kSteps : 1, kHoistedEntries = kHoisted ? kEntries : 1;
+    constexpr int kFactorSlots = kHoisted && kBubble ? kEntries : 1;  // the other channels read no factors
+    std::uint64_t fixed_at[kHoistedSteps] = {};
+    std::uint64_t cross_at[kHoistedEntries] = {};
+    std::uint32_t left_at[kFactorSlots] = {}, right_at[kFactorSlots] = {};
+    if constexpr (kHoisted) {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int s = 0; s < kSteps; ++s) {
+        if ((valid >> (s * kRows) & kStepMask) == 0) continue;
+        const OuterIndex x = step(base, s);
+        fixed_at[s] = fixed_position(x);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int r = 0; r < kRows; ++r) {
+          const int e = s * kRows + r;
+          if (!(valid >> e & 1u)) continue;
+          std::uint32_t i_q = 0, i_omega = 0;
+          order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
+          cross_at[e] = cross_position(x, i_q, i_omega);
+          if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
+        }
+      }
+    }
+    // All terms first, then all loads of G_t, then all stores: kEntries loads in flight per thread.
+    Scalar value[kEntries];
     bool any = false;
     for (int j = 0; j < count; ++j) {
       const Real w = weight(j);
       if (w == Real(0)) continue;
-      const Fixed f = fixed(x, j);
-#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
+      Pair cross_of[kRows];
+      std::uint32_t read = 0;  // bit r: cross_of[r] holds row r's cross value of message j
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) {
-          const Scalar t = w * term(x, f, order.first_row + first + r, j);
-          value[r] = any ? value[r] + t : t;
+      for (int s = 0; s < kSteps; ++s) {
+        if ((valid >> (s * kRows) & kStepMask) == 0) continue;
+        const OuterIndex x = step(base, s);
+        const Pair f = read_message(kHoisted ? fixed_at[kHoisted ? s : 0] : fixed_position(x), j);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int r = 0; r < kRows; ++r) {
+          const int e = s * kRows + r;
+          if (!(valid >> e & 1u)) continue;
+          std::uint32_t i_q = 0, i_omega = 0;
+          order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
+          if (!(read >> r & 1u) || !consecutive_frequencies) {
+            cross_of[r] = read_cross(kHoisted ? cross_at[kHoisted ? e : 0] : cross_position(x, i_q, i_omega), j);
+            read |= 1u << r;
+          }
+          std::uint32_t left = 0, right = 0;
+          if constexpr (kHoisted && kBubble) left = left_at[e], right = right_at[e];
+          else if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left, right);
+          const Scalar t = w * combine(f, cross_of[r], left, right, j);
+          value[e] = any ? value[e] + t : t;
         }
+      }
       any = true;
     }
     if (!any) return;  // padding only: G_t stays as it is
-    std::uint64_t slot[kRows];
-#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
+    std::uint64_t slot[kEntries];
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int r = 0; r < kRows; ++r) slot[r] = order.body_slot(inner, pair, first + r);
+    for (int s = 0; s < kSteps; ++s) {
+      const int offset = step_offset(s);  // ω1 and ω2 move by δ: inner by δ·nb⁴·Nc, pair by δ·Nc
+      const std::uint32_t inner_s = inner + offset * static_cast<int>(order.shape.inner_size.divisor() / two_n);
+      const std::uint32_t pair_s = pair + offset * static_cast<int>(order.shape.nc.divisor());
+      for (int r = 0; r < kRows; ++r) {
+        std::uint32_t i_q = 0, i_omega = 0;
+        order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
+        slot[s * kRows + r] = order.body_slot(inner_s, pair_s, i_q + order.shape.nq.divisor() * i_omega);
+      }
+    }
     if constexpr (kAtomic) {
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) add(slot[r], value[r]);
+      for (int e = 0; e < kEntries; ++e)
+        if (valid >> e & 1u) add(slot[e], value[e]);
     } else {
-      Scalar old[kRows];
-#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
+      Scalar old[kEntries];
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) old[r] = slice(slot[r]);
-#ifdef __CUDA_ARCH__  // the device pass; host compilers do not know the pragma
+      for (int e = 0; e < kEntries; ++e)
+        if (valid >> e & 1u) old[e] = slice(slot[e]);
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-      for (int r = 0; r < kRows; ++r)
-        if (first + r < order.row_count) slice(slot[r]) = old[r] + value[r];
+      for (int e = 0; e < kEntries; ++e)
+        if (valid >> e & 1u) slice(slot[e]) = old[e] + value[e];
     }
   }
 
  private:
+  // One entry of a partial row, in the slice's order.
+  KOKKOS_INLINE_FUNCTION void edge(std::uint64_t thread) const {
+    std::uint64_t slot = 0;
+    std::uint32_t inner = 0, pair = 0, exchange = 0;
+    order.edge_entry(thread, slot, inner, pair, exchange);
+    const OuterIndex x = order.shape.decode(inner, pair);
+    std::uint32_t i_omega = 0, i_q = 0;
+    order.shape.nq.divide(exchange, i_omega, i_q);
+    const std::uint64_t fixed_at = fixed_position(x), cross_at = cross_position(x, i_q, i_omega);
+    std::uint32_t left_at = 0, right_at = 0;
+    if constexpr (kBubble) factor_positions(x, exchange, left_at, right_at);
+    Scalar sum;
+    bool any = false;
+    for (int j = 0; j < count; ++j) {
+      const Real w = weight(j);
+      if (w == Real(0)) continue;
+      const Scalar t = w * combine(read_message(fixed_at, j), read_cross(cross_at, j), left_at, right_at, j);
+      sum = any ? sum + t : t;  // as in the body: one message adds w·term to G_t unchanged
+      any = true;
+    }
+    if (any) add(slot, sum);
+  }
+
   KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const {
     if constexpr (kAtomic) {
       // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
@@ -342,27 +474,32 @@ struct ChannelKernel {
   }
 
   // G_up and G_down at `position` of message j.
-  KOKKOS_INLINE_FUNCTION Fixed read(std::uint64_t position, int j) const {
-    const std::uint64_t base = j * message_stride + position;
-    return {widen<Scalar>(messages(base)), widen<Scalar>(messages(base + g_size))};
+  KOKKOS_INLINE_FUNCTION Pair read_message(std::uint64_t position, int j) const {
+    const std::uint64_t at_j = j * message_stride + position;
+    return {widen<Scalar>(messages(at_j)), widen<Scalar>(messages(at_j + g_size))};
   }
-  // G_σ[(b,k,w), (bp,kp,wp)] of message j, where (bp,kp,wp) follows the inner index and (b,k,w) does not.
-  KOKKOS_INLINE_FUNCTION Fixed read_cross(int b, int k, int w, int bp, int kp, int wp, int j) const {
-    const std::uint64_t base = j * cross_stride + (transposed ? at(bp, kp, wp, b, k, w) : at(b, k, w, bp, kp, wp));
-    return {widen<Scalar>(cross(base)), widen<Scalar>(cross(base + g_size))};
+  // The same from where cross values are read (cross_position).
+  KOKKOS_INLINE_FUNCTION Pair read_cross(std::uint64_t position, int j) const {
+    const std::uint64_t at_j = j * cross_stride + position;
+    return {widen<Scalar>(cross_source(at_j)), widen<Scalar>(cross_source(at_j + g_size))};
   }
-
-  KOKKOS_INLINE_FUNCTION Fixed fixed(const OuterIndex& x, int j) const {
-    if constexpr (kChannel == Channel::pp_up_down) return read(at(x.b1, x.k1, x.w1, x.b3, x.k2, x.w2), j);
-    else if constexpr (kChannel == Channel::ph_transverse) return read(at(x.b2, x.k1, x.w1, x.b4, x.k2, x.w2), j);
-    else if constexpr (kChannel == Channel::ph_magnetic) return read(at(x.b3, x.k1, x.w1, x.b1, x.k2, x.w2), j);
-    else return read(at(x.b1, x.k1, x.w1, x.b4, x.k2, x.w2), j);
+  // Position of G_σ[(b,k,w), (bp,kp,wp)] where (bp,kp,wp) follows the inner index and (b,k,w) does
+  // not: in G_σ^T when `transposed`, so that a warp reads along a column of the copy.
+  KOKKOS_INLINE_FUNCTION std::uint64_t transposable(int b, int k, int w, int bp, int kp, int wp) const {
+    return transposed ? at(bp, kp, wp, b, k, w) : at(b, k, w, bp, kp, wp);
   }
 
-  // The contribution of entry (x, exchange) of message j before the weight; f = fixed(x, j).
-  KOKKOS_INLINE_FUNCTION Scalar term(const OuterIndex& x, const Fixed& f, std::uint32_t exchange, int j) const {
-    std::uint32_t i_omega = 0, i_q = 0;
-    order.shape.nq.divide(exchange, i_omega, i_q);
+  // Position of the G_σ values of an entry that do not depend on the exchange.
+  KOKKOS_INLINE_FUNCTION std::uint64_t fixed_position(const OuterIndex& x) const {
+    if constexpr (kChannel == Channel::pp_up_down) return at(x.b1, x.k1, x.w1, x.b3, x.k2, x.w2);
+    else if constexpr (kChannel == Channel::ph_transverse) return at(x.b2, x.k1, x.w1, x.b4, x.k2, x.w2);
+    else if constexpr (kChannel == Channel::ph_magnetic) return at(x.b3, x.k1, x.w1, x.b1, x.k2, x.w2);
+    else return at(x.b1, x.k1, x.w1, x.b4, x.k2, x.w2);
+  }
+
+  // Position (in cross_source) of the G_σ values of an entry that move with the exchange (iQ, iΩ).
+  KOKKOS_INLINE_FUNCTION std::uint64_t cross_position(const OuterIndex& x, std::uint32_t i_q,
+                                                      std::uint32_t i_omega) const {
     const int q = tables.exchange_momenta(static_cast<int>(i_q));
     const int omega = tables.exchange_frequencies(static_cast<int>(i_omega));
     const int nc = at.nc;
@@ -371,27 +508,39 @@ struct ChannelKernel {
       const int k2c = tables.sub(x.k2 + nc * q);
       const int w1c = omega + n_freq - 1 - x.w1;  // Ω − ω1
       const int w2c = omega + n_freq - 1 - x.w2;
-      const Fixed c = read(at(x.b2, k1c, w1c, x.b4, k2c, w2c), j);
-      return f.up * c.down + f.down * c.up;  // Σσ Gσ[a]·Gσ̄[c]
+      return at(x.b2, k1c, w1c, x.b4, k2c, w2c);
     } else {
       const int k1p = tables.add(x.k1 + nc * q);  // k1 + Q
       const int k2p = tables.add(x.k2 + nc * q);
       const int w1p = x.w1 + omega;  // ω1 + Ω
       const int w2p = x.w2 + omega;
-      if constexpr (kChannel == Channel::ph_transverse) {
-        const Fixed c = read_cross(x.b3, k2p, w2p, x.b1, k1p, w1p, j);
-        return -(f.up * c.down + f.down * c.up);
-      } else {
-        // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
-        const int nb = at.nb;
-        const std::uint64_t row = j * factor_message + factor_stride * exchange;
-        const Scalar left = factors(row + static_cast<std::uint32_t>(x.b1 + nb * x.b2 + nb * nb * (x.k1 + nc * x.w1)));
-        const Scalar right =
-            factors(factor_right + row + static_cast<std::uint32_t>(x.b3 + nb * x.b4 + nb * nb * (x.k2 + nc * x.w2)));
-        const Fixed c = kChannel == Channel::ph_magnetic ? read_cross(x.b2, k2p, w2p, x.b4, k1p, w1p, j)
-                                                         : read_cross(x.b2, k2p, w2p, x.b3, k1p, w1p, j);
-        return left * right - (f.up * c.up + f.down * c.down);  // Σσ Gσ[a]·Gσ[c]
-      }
+      if constexpr (kChannel == Channel::ph_transverse) return transposable(x.b3, k2p, w2p, x.b1, k1p, w1p);
+      else if constexpr (kChannel == Channel::ph_magnetic) return transposable(x.b2, k2p, w2p, x.b4, k1p, w1p);
+      else return transposable(x.b2, k2p, w2p, x.b3, k1p, w1p);
+    }
+  }
+
+  // Positions of the left and right bubble factors of an entry in its message's factor table.
+  KOKKOS_INLINE_FUNCTION void factor_positions(const OuterIndex& x, std::uint32_t exchange, std::uint32_t& left,
+                                               std::uint32_t& right) const {
+    const int nb = at.nb, nc = at.nc;
+    const std::uint32_t row = factor_stride * exchange;
+    left = row + static_cast<std::uint32_t>(x.b1 + nb * x.b2 + nb * nb * (x.k1 + nc * x.w1));
+    right = factor_right + row + static_cast<std::uint32_t>(x.b3 + nb * x.b4 + nb * nb * (x.k2 + nc * x.w2));
+  }
+
+  // The contribution of an entry of message j before the weight, from its fixed and cross values
+  // (and, for the bubble channels, the positions of its factors).
+  KOKKOS_INLINE_FUNCTION Scalar combine(const Pair& f, const Pair& c, std::uint32_t left_at, std::uint32_t right_at,
+                                        int j) const {
+    if constexpr (kChannel == Channel::pp_up_down) {
+      return f.up * c.down + f.down * c.up;  // Σσ Gσ[a]·Gσ̄[c]
+    } else if constexpr (kChannel == Channel::ph_transverse) {
+      return -(f.up * c.down + f.down * c.up);
+    } else {
+      // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
+      const std::uint64_t message = j * factor_message;
+      return factors(message + left_at) * factors(message + right_at) - (f.up * c.up + f.down * c.down);
     }
   }
 };

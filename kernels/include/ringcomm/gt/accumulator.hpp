@@ -52,28 +52,38 @@ class GtAccumulator {
   // share its work space (scratch_bytes()): use them on one execution space instance only.
   void operator()(const void* message, int origin = 0) const;
 
-  // How many exchange rows (Q,Ω) of the same inner index and pair each thread updates (see
-  // SliceOrder in gt_kernel.hpp): the index decoding and the G_σ values that do not depend on the
-  // exchange are shared by those entries. One of 1, 2, 4, 8; anything else throws ringcomm::Error.
+  // Each thread of the kernel updates the entries of one inner index and pair for a block of
+  // exchange momenta Q (the row tile) and a window of consecutive exchange frequencies Ω (the
+  // frequency steps), walking the frequency diagonal on which one of its two G_σ values stays the
+  // same (SliceOrder in gt_kernel.hpp): index decoding and G_σ reads are shared by those entries.
+  // Row tile: 1, 2, 4 or 8 momenta; frequency steps: 1, 2 or 4; anything else throws ringcomm::Error.
+  // Unless set, the row tile follows the channel, the precision and whether messages come in batches
+  // (default_exchange_row_tile), and a thread walks one frequency: walking 2 or 4 reads fewer G_σ
+  // values but holds more registers, and was the faster choice in one case only (docs/results).
   static constexpr int kMaxExchangeRowTile = 8;
+  static constexpr int kDefaultFrequencySteps = 1;
+  // Measured on an H200 at the paper size (docs/results/h200_batched/README.md). One message per
+  // pass: 4 momenta for a complex<double> G_t and 8 for complex<float>, whose entries carry half
+  // the bytes for the same index work; 8 also for pp_up_down in double. Batches, whose threads keep
+  // every position for all messages: 4, and 2 (double) or 1 (mixed) for the bubble channels
+  // ph_magnetic and ph_charge, whose factor positions take more registers. CPUs: one, as before.
+  static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
-  // Measured on an H200 (docs/results/README.md, "G_t kernels"): 4 rows for a complex<double> G_t,
-  // 8 for complex<float>, whose entries carry half the bytes for the same index work; 8 also for
-  // pp_up_down in double (default_exchange_row_tile).
-  static constexpr int kDefaultExchangeRowTile = sizeof(Scalar) > 8 ? 4 : 8;
-#else
-  static constexpr int kDefaultExchangeRowTile = 1;  // CPUs: one row, as before (no gain measured)
-#endif
-  // The tile a new accumulator of `channel` starts with.
-  static constexpr int default_exchange_row_tile(Channel channel) {
-#ifdef KOKKOS_ENABLE_CUDA
+    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
+    const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
+    if (batched) return !bubble ? 4 : mixed ? 1 : sizeof(Scalar) > 8 ? 2 : 4;
     if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
+    return sizeof(Scalar) > 8 ? 4 : 8;
+#else
+    (void)channel, (void)batched;
+    return 1;
 #endif
-    (void)channel;
-    return kDefaultExchangeRowTile;
   }
   void set_exchange_row_tile(int rows);
-  int exchange_row_tile() const { return row_tile_; }
+  // The row tile for this accumulator's batch: the one set, else default_exchange_row_tile.
+  int exchange_row_tile() const;
+  void set_frequency_steps(int steps);
+  int frequency_steps() const { return frequency_steps_; }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
   // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
   // ringcomm::Error.
@@ -124,11 +134,17 @@ class GtAccumulator {
   // kDefaultDriverBatch on GPU builds, lowered until the work space of `accumulators` accumulators
   // takes at most a quarter of the free device memory, and 1 on host builds (no gain measured there).
 #ifdef KOKKOS_ENABLE_CUDA
-  // H200, paper size (docs/results/h200_kernel_batches.json): 4 is fastest or within a few % of it
-  // for every channel and precision, and costs 4 staged messages of work space.
-  static constexpr int kDefaultDriverBatch = 4;
+  // H200, paper size (docs/results/h200_batched/README.md): 8 messages per pass is the fastest
+  // measured for every channel and precision but the bubble channels with a complex<double> G_σ,
+  // where 4 is; each staged message costs its G_σ copy, G_σ^T and factors (scratch_bytes).
+  static constexpr int kDefaultDriverBatch = 8;
+  static constexpr int default_driver_batch(Channel channel) {
+    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
+    return bubble && sizeof(MessageScalar) > 8 ? 4 : kDefaultDriverBatch;
+  }
 #else
   static constexpr int kDefaultDriverBatch = 1;
+  static constexpr int default_driver_batch(Channel) { return kDefaultDriverBatch; }
 #endif
   static int batch_setting(const Dims& dims, Channel channel, int accumulators = 1);
   int batch() const;
@@ -150,7 +166,7 @@ class GtAccumulator {
  private:
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
-  template <Channel kChannel, bool kAtomic, int kRows>
+  template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
@@ -166,7 +182,8 @@ class GtAccumulator {
   Updates updates_;
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
-  int row_tile_ = kDefaultExchangeRowTile;
+  int row_tile_ = 0;  // 0: default_exchange_row_tile
+  int frequency_steps_ = kDefaultFrequencySteps;
   int row_warps_ = kDefaultExchangeRowWarps;
   bool warp_tile_kernel_ = false;
   bool transposed_reads_ = kDefaultTransposedReads;
