@@ -65,6 +65,7 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.first_row = static_cast<std::uint32_t>(first_row);
     order.row_count = static_cast<std::uint32_t>(end_row - first_row);
     order.inner_extended = static_cast<std::uint32_t>(inner_extended);
+    order.inner_per_frequency = static_cast<std::uint32_t>(per_frequency);
     order.first_omega = static_cast<std::uint32_t>(first_omega);
     order.momentum_blocks = FastDivisor(static_cast<std::uint32_t>(blocks));
     order.groups = static_cast<std::uint32_t>(groups);

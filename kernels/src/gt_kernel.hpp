@@ -94,6 +94,7 @@ struct SliceOrder {
   std::uint32_t first_row;       // exchange index of the first whole row
   std::uint32_t row_count;       // number of whole rows
   std::uint32_t inner_extended;  // nb⁴·Nc·(2n + kSteps − 1)
+  std::uint32_t inner_per_frequency;  // nb⁴·Nc: the inner index of ω1 + 1 minus that of ω1
   std::uint32_t first_omega;     // frequency index of the first window
   std::uint32_t n_omega;         // N_Ω
   std::uint32_t groups;          // one step: ⌈row_count / kRows⌉; else momentum blocks × frequency windows
@@ -412,7 +413,7 @@ struct ChannelKernel {
 #endif
     for (int s = 0; s < kSteps; ++s) {
       const int offset = step_offset(s);  // ω1 and ω2 move by δ: inner by δ·nb⁴·Nc, pair by δ·Nc
-      const std::uint32_t inner_s = inner + offset * static_cast<int>(order.shape.inner_size.divisor() / two_n);
+      const std::uint32_t inner_s = inner + offset * static_cast<int>(order.inner_per_frequency);
       const std::uint32_t pair_s = pair + offset * static_cast<int>(order.shape.nc.divisor());
       for (int r = 0; r < kRows; ++r) {
         std::uint32_t i_q = 0, i_omega = 0;
