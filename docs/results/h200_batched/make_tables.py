@@ -32,8 +32,8 @@ print()
 
 # ring_compare on one rank at the paper size, × the floor: B = 1 and the default batch, against the
 # previous run (its B = 1 and its default: B = 4 for double, B = 8 for mixed, the best it measured).
-print("| scalar | channel | B = 1 before | B = 1 now | default B before | × floor before | default B now | × floor now | ms now |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| scalar | channel | B = 1 before | B = 1 now | default B before | × floor before | default B now | × floor now | ms now | work space GiB |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for scalar, old_default in (("double", 4), ("mixed", 8)):
     for channel in CHANNELS:
         b1_old = load(previous, f"rc_p1_{scalar}_B1_{channel}.json")["runs"][0]
@@ -42,7 +42,8 @@ for scalar, old_default in (("double", 4), ("mixed", 8)):
         bd = load(here, "final", f"rc_p1_{scalar}_Bdefault_{channel}.json")["runs"][0]
         print(f"| {scalar} | {channel} | {b1_old['fraction_of_floor']:.3f} | {b1['fraction_of_floor']:.3f} | "
               f"{bd_old['gt_batch']} | {bd_old['fraction_of_floor']:.3f} | {bd['gt_batch']} | "
-              f"{bd['fraction_of_floor']:.3f} | {bd['seconds_per_measurement'] * 1e3:.3f} |")
+              f"{bd['fraction_of_floor']:.3f} | {bd['seconds_per_measurement'] * 1e3:.3f} | "
+              f"{bd['gt_work_bytes_per_rank'] / 2**30:.2f} |")
 print()
 
 # The earlier run (kernel grouping momenta by frequency): every batch, and --verify-sample.
