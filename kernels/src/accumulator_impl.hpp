@@ -32,7 +32,8 @@ std::uint64_t inner_size_of(const Dims& dims) {
   return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
 }
 
-// The thread order of `range` for kRows = rows momenta × kSteps = steps frequencies per thread (SliceOrder).
+// The thread order of `range` for kRows = rows exchange rows (momenta when kSteps > 1) × kSteps = steps
+// frequencies per thread (SliceOrder).
 detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int steps, int row_warps) {
   const std::uint64_t inner_size = inner_size_of(dims);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
@@ -63,7 +64,7 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     const std::uint64_t chunks = (inner_extended + chunk - 1) / chunk;
     const std::uint64_t tiles = (groups + row_warps - 1) / row_warps;
     order.first_row = static_cast<std::uint32_t>(first_row);
-    order.row_count = static_cast<std::uint32_t>(end_row - first_row);
+    order.row_count = static_cast<std::uint32_t>(rows_in_slice);
     order.inner_extended = static_cast<std::uint32_t>(inner_extended);
     order.inner_per_frequency = static_cast<std::uint32_t>(per_frequency);
     order.first_omega = static_cast<std::uint32_t>(first_omega);
@@ -73,7 +74,7 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
     order.head_count = first_row * row_size - range.begin;
-    order.body_count = (end_row - first_row) * row_size;
+    order.body_count = rows_in_slice * row_size;
     order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pairs_extended;
   } else {
     order.head_count = range.size();
