@@ -308,6 +308,15 @@ int main(int argc, char** argv) {
       for (const long long x : settings::parse_integer_list(v, name, 1, max)) field.push_back(static_cast<int>(x));
     };
   };
+  // A comma-separated list of on and off into `field` (true for on).
+  const auto on_off_list = [](auto& field, const char* name) {
+    return [&field, name](const std::string& v) {
+      field.clear();
+      std::stringstream items(v);
+      for (std::string item; std::getline(items, item, ',');)
+        field.push_back(settings::parse_choice(item, name, {"on", "off"}) == "on");
+    };
+  };
   cli.option("--launches", "N", "kernel launches (and copies) per sample (default 10)", integer(o.launches, "--launches", 1, 100000));
   cli.option("--repetitions", "N", "samples of each; the median is reported (default 5)", integer(o.repetitions, "--repetitions", 1, 1000));
   cli.option("--row-tile", "LIST",
@@ -322,12 +331,7 @@ int main(int argc, char** argv) {
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
              "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",
-             [&](const std::string& v) {
-               o.transposed_reads.clear();
-               std::stringstream items(v);
-               for (std::string item; std::getline(items, item, ',');)
-                 o.transposed_reads.push_back(settings::parse_choice(item, "--transposed-reads", {"on", "off"}) == "on");
-             });
+             on_off_list(o.transposed_reads, "--transposed-reads"));
   cli.option("--row-warps", "LIST",
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
@@ -336,12 +340,7 @@ int main(int argc, char** argv) {
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, on for "
              "double on GPUs)",
-             [&](const std::string& v) {
-               o.warp_tile_kernel.clear();
-               std::stringstream items(v);
-               for (std::string item; std::getline(items, item, ',');)
-                 o.warp_tile_kernel.push_back(settings::parse_choice(item, "--warp-tile-kernel", {"on", "off"}) == "on");
-             });
+             on_off_list(o.warp_tile_kernel, "--warp-tile-kernel"));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",
