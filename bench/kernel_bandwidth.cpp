@@ -41,6 +41,7 @@ struct Options {
   std::vector<gt::Channel> channels;
   std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
   std::vector<int> frequency_steps{0};  // 0: GtAccumulator's default
+  std::vector<int> frequency_warps{0};  // 0: GtAccumulator's default
   std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
   std::vector<int> batches{1};
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
@@ -72,6 +73,7 @@ struct ChannelResult {
   gt::Channel channel;
   int row_tile = 1;
   int frequency_steps = 1;
+  int frequency_warps = 1;
   bool transposed_reads = true;
   int batch = 1;
   int row_warps = 1;
@@ -108,17 +110,30 @@ struct Arrays {
   Kokkos::View<Message*> message;
 };
 
+// One combination of GtAccumulator's settings; 0 (-1 for warp_tile_kernel) leaves its default.
+struct Variant {
+  int row_tile = 0;
+  int steps = 0;
+  int frequency_warps = 0;
+  int row_warps = 1;
+  bool transposed_reads = true;
+  int batch = 1;
+  int warp_tile_kernel = -1;
+};
+
 template <class Scalar, class Message>
 ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Message>& arrays, gt::Channel channel,
-                      int row_tile, int steps, int row_warps, bool transposed_reads, int batch, int warp_tile_kernel) {
+                      const Variant& v) {
   const std::size_t n = dims.entries();
+  const int batch = v.batch;
   gt::GtAccumulator<Scalar, Message> accumulate(dims, channel, arrays.gt_slice, SliceRange{0, n});
-  if (row_tile > 0) accumulate.set_exchange_row_tile(row_tile);
-  if (steps > 0) accumulate.set_frequency_steps(steps);
-  accumulate.set_exchange_row_warps(row_warps);
-  accumulate.set_transposed_reads(transposed_reads);
+  if (v.row_tile > 0) accumulate.set_exchange_row_tile(v.row_tile);
+  if (v.steps > 0) accumulate.set_frequency_steps(v.steps);
+  if (v.frequency_warps > 0) accumulate.set_frequency_warps(v.frequency_warps);
+  accumulate.set_exchange_row_warps(v.row_warps);
+  accumulate.set_transposed_reads(v.transposed_reads);
   accumulate.set_batch(batch);
-  if (warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(warp_tile_kernel == 1);
+  if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -131,9 +146,10 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.channel = channel;
   r.row_tile = accumulate.exchange_row_tile();
   r.frequency_steps = accumulate.frequency_steps();
-  r.transposed_reads = transposed_reads;
+  r.frequency_warps = accumulate.frequency_warps();
+  r.transposed_reads = v.transposed_reads;
   r.batch = batch;
-  r.row_warps = row_warps;
+  r.row_warps = v.row_warps;
   r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
@@ -158,20 +174,23 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
   for (const gt::Channel channel : o.channels)
     for (const int rows : o.row_tiles)
       for (const int steps : o.frequency_steps)
-        for (const int warps : o.row_warps)
-          for (const bool transposed : o.transposed_reads)
-            for (const int batch : o.batches)
-              for (const int tiles : o.warp_tile_kernel) {
-                // pp reads nothing transposed: measured once, with the first setting asked for.
-                if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
-                // The previous kernel exists for pp_up_down with messages of G_t's type only.
-                if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
-                results.push_back(collectively(MPI_COMM_WORLD, [&] {
-                  return measure<Scalar, Message>(o, dims, *arrays, channel, rows, steps, warps, transposed, batch,
-                                                  tiles);
-                }));
-                results.back().precision = precision;
-              }
+        for (const int frequency_warps : o.frequency_warps)
+          for (const int warps : o.row_warps)
+            for (const bool transposed : o.transposed_reads)
+              for (const int batch : o.batches)
+                for (const int tiles : o.warp_tile_kernel) {
+                  // pp reads nothing transposed: measured once, with the first setting asked for.
+                  if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
+                  // A thread walks several frequencies of a diagonal or a warp walks one: not both.
+                  if (steps > 1 && frequency_warps > 1) continue;
+                  // The previous kernel exists for pp_up_down with messages of G_t's type only.
+                  if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
+                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles};
+                  results.push_back(collectively(MPI_COMM_WORLD, [&] {
+                    return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
+                  }));
+                  results.back().precision = precision;
+                }
 }
 
 int run(const Options& o, const std::string& command_line) {
@@ -202,7 +221,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -215,6 +234,7 @@ int run(const Options& o, const std::string& command_line) {
     row["channel"] = gt::to_string(r.channel);
     row["exchange_row_tile"] = r.row_tile;
     row["frequency_steps"] = r.frequency_steps;
+    row["frequency_warps"] = r.frequency_warps;
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
@@ -231,7 +251,8 @@ int run(const Options& o, const std::string& command_line) {
     out["results"].push_back(row);
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
-                   std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
+                   std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.warp_tile_kernel ? "tiles" : "rows",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
@@ -328,6 +349,10 @@ int main(int argc, char** argv) {
              "exchange frequencies each thread walks along the diagonal on which its cross G_sigma value stays the "
              "same, of 1, 2, 4 (GtAccumulator::set_frequency_steps), each measured (default: GtAccumulator's default)",
              integer_list(o.frequency_steps, "--frequency-steps", 4));
+  cli.option("--frequency-warps", "LIST",
+             "warps of a thread block that walk one such diagonal together, a frequency each, of 1, 2, 4 "
+             "(GtAccumulator::set_frequency_warps), each measured (default: GtAccumulator's default)",
+             integer_list(o.frequency_warps, "--frequency-warps", 4));
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
              "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",

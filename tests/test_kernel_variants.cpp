@@ -62,6 +62,7 @@ struct Variant {
   bool transposed = true;
   bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
   int steps = 1;                  // exchange frequencies per thread
+  int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
 };
 
 template <class Scalar, class Message>
@@ -78,6 +79,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_batch(batch);
     accumulate.set_exchange_row_tile(variant.rows);
     accumulate.set_frequency_steps(variant.steps);
+    accumulate.set_frequency_warps(variant.frequency_warps);
     accumulate.set_exchange_row_warps(variant.warps);
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
@@ -130,10 +132,12 @@ TEST(Variants, ChangeNoSum) {
         for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
                                 Variant{8, 3, false}, Variant{1, 16, true}, Variant{1, 1, true, false, 2},
                                 Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
-                                Variant{8, 1, true, false, 2}}) {
+                                Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
+                                Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
                        std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
-                       ", steps " + std::to_string(v.steps) + ", warps " + std::to_string(v.warps) +
+                       ", steps " + std::to_string(v.steps) + ", frequency warps " +
+                       std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
                        (v.transposed ? ", G^T" : ", G"));
           const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
           EXPECT_TRUE(test::same_sums(other, plain));
@@ -184,6 +188,19 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   EXPECT_THROW(accumulate.set_frequency_steps(8), Error);
   accumulate.set_frequency_steps(4);
   EXPECT_EQ(accumulate.frequency_steps(), 4);
+  EXPECT_THROW(accumulate.set_frequency_warps(0), Error);
+  EXPECT_THROW(accumulate.set_frequency_warps(3), Error);
+  EXPECT_THROW(accumulate.set_frequency_warps(8), Error);
+  accumulate.set_batch(4);  // batches spread diagonals over warps by default on GPUs, only without frequency steps
+  accumulate.set_frequency_steps(1);
+  EXPECT_EQ(accumulate.frequency_warps(), (GtAccumulator<ZDouble>::default_frequency_warps(problem.channel, true)));
+  accumulate.set_frequency_steps(4);
+  EXPECT_EQ(accumulate.frequency_warps(), 1);  // threads walk 4 frequencies: no warps share a diagonal
+  EXPECT_THROW(accumulate.set_frequency_warps(2), Error);
+  accumulate.set_frequency_steps(1);
+  accumulate.set_frequency_warps(2);
+  EXPECT_EQ(accumulate.frequency_warps(), 2);
+  EXPECT_THROW(accumulate.set_frequency_steps(2), Error);
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
@@ -204,17 +221,19 @@ TEST(Batches, MatchTheReferenceAndKeepNothingAfterFlush) {
 }
 
 // Batches through threads that walk frequency diagonals, where each message's cross value is read
-// once per momentum: consecutive frequencies {1, 2, 3}, more than one window with 2 steps.
+// once per momentum, and through warps that walk them together: consecutive frequencies {1, 2, 3},
+// more than one window with 2 steps.
 TEST(Batches, FrequencyDiagonalsMatchTheReference) {
   for (const int nb : {1, 2})
     for (const Channel channel : kAllChannels) {
       Problem problem = small_problem(nb, channel, 5);
       problem.dims.exchange_frequencies = {1, 2, 3};
       const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
-      for (const Variant v : {Variant{2, 1, true, false, 2}, Variant{4, 2, false, false, 4}})
+      for (const Variant v : {Variant{2, 1, true, false, 2}, Variant{4, 2, false, false, 4},
+                              Variant{2, 1, true, false, 1, 4}, Variant{1, 1, true, false, 1, 2}})
         for (const int batch : {1, 3}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", steps " + std::to_string(v.steps) +
-                       ", batch " + std::to_string(batch));
+                       ", frequency warps " + std::to_string(v.frequency_warps) + ", batch " + std::to_string(batch));
           const Outcome out = run<ZDouble, ZDouble>(problem, uneven_slices(problem.dims.entries()), batch, v);
           EXPECT_LE(largest_error(out.gt, reference), 1e-12);
           const Outcome mixed = run<ZDouble, ZFloat>(problem, uneven_slices(problem.dims.entries()), batch, v);

@@ -32,9 +32,12 @@ std::uint64_t inner_size_of(const Dims& dims) {
   return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
 }
 
-// The thread order of `range` for kRows = rows exchange rows (momenta when kSteps > 1) × kSteps = steps
-// frequencies per thread (SliceOrder).
-detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int steps, int row_warps) {
+// The thread order of `range` for kRows = rows exchange rows (momenta when a diagonal has more than one
+// step) × kSteps = thread_steps frequencies per thread, with `spread` warps walking each diagonal
+// together (SliceOrder).
+detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int thread_steps, int row_warps,
+                               int spread) {
+  const int steps = thread_steps * spread;  // frequency steps of a diagonal
   const std::uint64_t inner_size = inner_size_of(dims);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
   const std::uint64_t per_frequency = inner_size / static_cast<std::uint64_t>(dims.n_freq);  // nb⁴·Nc
@@ -49,6 +52,8 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
   order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
   order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
   order.n_omega = static_cast<std::uint32_t>(dims.NOmega());
+  order.diagonal = static_cast<std::uint32_t>(steps);
+  order.spread = FastDivisor(static_cast<std::uint32_t>(spread));
   const std::uint64_t row_size = inner_size * pair_size;
   const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
   const std::uint64_t end_row = range.end / row_size;
@@ -75,7 +80,7 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
     order.head_count = first_row * row_size - range.begin;
     order.body_count = rows_in_slice * row_size;
-    order.body_threads = chunk * static_cast<std::uint64_t>(row_warps) * chunks * tiles * pairs_extended;
+    order.body_threads = chunk * static_cast<std::uint64_t>(spread) * row_warps * chunks * tiles * pairs_extended;
   } else {
     order.head_count = range.size();
   }
@@ -338,41 +343,45 @@ template <Channel kChannel>
 void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
   // Concurrent updates are atomic and rarely the limit: one shape for them.
   if (updates_ == Updates::concurrent) return launch_with<kChannel, true, 1, 1, false>(messages, count);
-  const auto with_rows = [&](auto steps, auto hoisted) {
+  const auto with_rows = [&](auto steps, auto hoisted, auto spread) {
     constexpr int kSteps = decltype(steps)::value;
-    constexpr bool kHoisted = decltype(hoisted)::value;
+    constexpr bool kHoisted = decltype(hoisted)::value, kSpread = decltype(spread)::value;
     switch (exchange_row_tile()) {
-      case 1: return launch_with<kChannel, false, 1, kSteps, kHoisted>(messages, count);
-      case 2: return launch_with<kChannel, false, 2, kSteps, kHoisted>(messages, count);
-      case 4: return launch_with<kChannel, false, 4, kSteps, kHoisted>(messages, count);
-      default: return launch_with<kChannel, false, 8, kSteps, kHoisted>(messages, count);
+      case 1: return launch_with<kChannel, false, 1, kSteps, kHoisted, kSpread>(messages, count);
+      case 2: return launch_with<kChannel, false, 2, kSteps, kHoisted, kSpread>(messages, count);
+      case 4: return launch_with<kChannel, false, 4, kSteps, kHoisted, kSpread>(messages, count);
+      default: return launch_with<kChannel, false, 8, kSteps, kHoisted, kSpread>(messages, count);
     }
   };
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
   using Four = std::integral_constant<int, 4>;
+  using Off = std::false_type;
+  using On = std::true_type;
+  // Diagonals spread over warps: one frequency per thread (set_frequency_warps), positions hoisted.
+  if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
   // A single message: positions computed where used, one frequency per thread (the only shape
   // measured faster without a batch to share positions over).
-  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, std::false_type{});
+  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, Off{}, Off{});
   switch (frequency_steps_) {
-    case 1: return with_rows(One{}, std::true_type{});
-    case 2: return with_rows(Two{}, std::true_type{});
-    default: return with_rows(Four{}, std::true_type{});
+    case 1: return with_rows(One{}, On{}, Off{});
+    case 2: return with_rows(Two{}, On{}, Off{});
+    default: return with_rows(Four{}, On{}, Off{});
   }
 }
 
 // One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
 // of the work space).
 template <class Scalar, class MessageScalar>
-template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
+template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
-  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted>;
+  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   const std::size_t stride = dims_.message_entries();
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_);
+  kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1);
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
   kernel.tables = tables_;
@@ -419,7 +428,27 @@ template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::set_frequency_steps(int steps) {
   if (steps != 1 && steps != 2 && steps != 4)
     throw Error("GtAccumulator: a thread walks 1, 2 or 4 exchange frequencies, not " + std::to_string(steps));
+  if (steps > 1 && frequency_warps_ > 1)
+    throw Error("GtAccumulator: a frequency diagonal is walked by " + std::to_string(frequency_warps_) +
+                " warps; set_frequency_warps(1) before giving threads " + std::to_string(steps) + " frequency steps");
   frequency_steps_ = steps;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_frequency_warps(int warps) {
+  if (warps != 1 && warps != 2 && warps != 4)
+    throw Error("GtAccumulator: 1, 2 or 4 warps walk a frequency diagonal together, not " + std::to_string(warps));
+  if (warps > 1 && frequency_steps_ > 1)
+    throw Error("GtAccumulator: threads walk " + std::to_string(frequency_steps_) +
+                " frequency steps; set_frequency_steps(1) before spreading diagonals over " + std::to_string(warps) +
+                " warps");
+  frequency_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::frequency_warps() const {
+  if (frequency_warps_ > 0) return frequency_warps_;
+  return frequency_steps_ > 1 ? 1 : default_frequency_warps(channel_, scratch_->batch > 1);
 }
 
 template <class Scalar, class MessageScalar>

@@ -71,13 +71,17 @@ struct EntryShape {
 // momenta × kSteps consecutive exchange frequencies, walked along the diagonal, and it reads the
 // cross value once per momentum: kSteps + kRows G_σ reads (per spin) for kSteps · kRows entries,
 // where one entry per thread needs two. That costs registers, and on an H200 it paid in one batched
-// case only (docs/results/h200_batched), so kSteps = 1 is the default.
+// case only (docs/results/h200_batched), so kSteps = 1 is the default. The diagonal can instead be
+// spread over `spread` warps of a thread block, one frequency each: they read the same cross values
+// at about the same time, so all but the first find them in L1, with no registers spent. A diagonal
+// has D = kSteps · spread frequencies; warp w of it walks positions w·kSteps … w·kSteps + kSteps − 1.
+// On an H200 that made batches in double 7–26 % faster (docs/results/h200_diagonal_warps).
 //
-// A thread is named by its extended inner index and pair, whose frequency u runs over 2n + kSteps − 1
-// values (ω = u + δ of step j; steps whose ω falls outside [0, 2n) are skipped), and by its group:
-// kRows consecutive whole exchange rows when kSteps = 1, else a block of kRows momenta and a window
-// of kSteps frequencies (entry_row). Body threads are numbered (lane, warp of the tile, inner chunk,
-// tile, pair), fastest first: a tile holds `row_warps` warps, which take
+// A thread is named by its extended inner index and pair, whose frequency u runs over 2n + D − 1
+// values (ω = u + δ of position j; positions whose ω falls outside [0, 2n) are skipped), and by its
+// group: kRows consecutive whole exchange rows when D = 1, else a block of kRows momenta and a window
+// of D frequencies (entry_row). Body threads are numbered (lane, warp of the diagonal, warp of the
+// tile, inner chunk, tile, pair), fastest first: a tile holds `row_warps` warps, which take
 // the same 32 extended inner indices and neighbouring groups, so that they share the fixed values in
 // L1. For a fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
 // exchange rows at either end of the slice are walked in order, one entry per thread. (Teams that
@@ -93,11 +97,13 @@ struct SliceOrder {
   std::uint64_t body_threads;    // threads for the whole rows, idle lanes included
   std::uint32_t first_row;       // exchange index of the first whole row
   std::uint32_t row_count;       // number of whole rows
-  std::uint32_t inner_extended;  // nb⁴·Nc·(2n + kSteps − 1)
+  std::uint32_t inner_extended;  // nb⁴·Nc·(2n + D − 1)
   std::uint32_t inner_per_frequency;  // nb⁴·Nc: the inner index of ω1 + 1 minus that of ω1
   std::uint32_t first_omega;     // frequency index of the first window
   std::uint32_t n_omega;         // N_Ω
   std::uint32_t groups;          // one step: ⌈row_count / kRows⌉; else momentum blocks × frequency windows
+  std::uint32_t diagonal;        // D: frequencies of a diagonal, kSteps × spread
+  FastDivisor spread;            // warps that walk one diagonal together
   FastDivisor momentum_blocks;   // ⌈N_Q / kRows⌉
   FastDivisor row_warps;         // warps per tile
   FastDivisor inner_chunks;      // ⌈inner_extended / kChunk⌉
@@ -116,14 +122,18 @@ struct SliceOrder {
     shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
   }
 
-  // The extended inner index, pair and group of body thread `thread`; false for an idle lane.
+  // The extended inner index, pair, group and warp of its diagonal of body thread `thread`; false for an
+  // idle lane. kSpread: whether the order may spread diagonals over warps (else spread is 1).
+  template <bool kSpread>
   KOKKOS_INLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
-                                           std::uint32_t& group) const {
+                                           std::uint32_t& group, std::uint32_t& spread_step) const {
     const std::uint64_t in_body = thread - head_count;
     const auto lane = static_cast<std::uint32_t>(in_body % kChunk);
-    std::uint64_t rest = 0, pair_wide = 0;
+    std::uint64_t rest = in_body / kChunk, pair_wide = 0;
     std::uint32_t warp = 0, chunk = 0, tile = 0;
-    row_warps.divide(in_body / kChunk, rest, warp);
+    spread_step = 0;
+    if constexpr (kSpread) spread.divide(rest, rest, spread_step);
+    row_warps.divide(rest, rest, warp);
     inner_chunks.divide(rest, rest, chunk);
     row_tiles.divide(rest, pair_wide, tile);
     pair = static_cast<std::uint32_t>(pair_wide);
@@ -267,8 +277,10 @@ struct FactorKernel {
 
 // kAtomic: other kernels may update the same entries concurrently (GtAccumulator's Updates).
 // kRows exchange momenta × kSteps exchange frequencies per body thread (SliceOrder); kHoisted: the
-// message positions of a thread's entries are computed once for a batch of messages.
-template <class Scalar, class Message, Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
+// message positions of a thread's entries are computed once for a batch of messages; kSpread: each
+// frequency diagonal is walked by order.spread warps together.
+template <class Scalar, class Message, Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted,
+          bool kSpread = false>
 struct ChannelKernel {
   using Real = typename Scalar::value_type;
   using FactorView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
@@ -308,21 +320,26 @@ struct ChannelKernel {
     return Real(0.5) * static_cast<Real>(messages(j * message_stride + 2 * g_size).real());
   }
 
-  // The frequency offset δ of step s: ω = u + δ along the diagonal on which the cross value is fixed.
-  static KOKKOS_INLINE_FUNCTION int step_offset(int s) {
-    return kChannel == Channel::pp_up_down ? s - (kSteps - 1) : -s;
+  // Frequencies of a thread's diagonal: known when compiled unless it is spread over warps (with the
+  // length read from `order`, an H200 ran single messages up to 14 % slower: docs/results/h200_diagonal_warps).
+  KOKKOS_INLINE_FUNCTION int diagonal() const { return kSpread ? static_cast<int>(order.diagonal) : kSteps; }
+  // The frequency offset δ of position d of a frequency diagonal: ω = u + δ along the diagonal on
+  // which the cross value is fixed. A thread's step s is position first + s.
+  KOKKOS_INLINE_FUNCTION int step_offset(int d) const {
+    return kChannel == Channel::pp_up_down ? d - (diagonal() - 1) : -d;
   }
-  // The indices of step s of a thread whose extended indices are `base`.
-  static KOKKOS_INLINE_FUNCTION OuterIndex step(OuterIndex base, int s) {
-    base.w1 += step_offset(s), base.w2 += step_offset(s);
+  // The indices of diagonal position d of a thread whose extended indices are `base`.
+  KOKKOS_INLINE_FUNCTION OuterIndex step(OuterIndex base, int d) const {
+    base.w1 += step_offset(d), base.w2 += step_offset(d);
     return base;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) return edge(thread);
-    std::uint32_t inner = 0, pair = 0, group = 0;
-    if (!order.body_entries(thread, inner, pair, group)) return;
+    std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
+    if (!order.body_entries<kSpread>(thread, inner, pair, group, spread_step)) return;
+    const int first = static_cast<int>(spread_step) * kSteps;  // the thread's first diagonal position
     const OuterIndex base = order.shape.decode(inner, pair);  // w1, w2 hold the extended frequencies u
     const int two_n = n_freq;
     // Which of the kEntries entries (bit s·kRows + r: step s, row r) are in the slice.
@@ -331,11 +348,11 @@ struct ChannelKernel {
 #pragma unroll
 #endif
     for (int s = 0; s < kSteps; ++s) {
-      const int w1 = base.w1 + step_offset(s), w2 = base.w2 + step_offset(s);
+      const int w1 = base.w1 + step_offset(first + s), w2 = base.w2 + step_offset(first + s);
       if (w1 < 0 || w1 >= two_n || w2 < 0 || w2 >= two_n) continue;
       for (int r = 0; r < kRows; ++r) {
         std::uint32_t i_q = 0, i_omega = 0;
-        if (order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega)) valid |= 1u << (s * kRows + r);
+        if (order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega)) valid |= 1u << (s * kRows + r);
       }
     }
     if (valid == 0) return;
@@ -355,7 +372,7 @@ struct ChannelKernel {
 #endif
       for (int s = 0; s < kSteps; ++s) {
         if ((valid >> (s * kRows) & kStepMask) == 0) continue;
-        const OuterIndex x = step(base, s);
+        const OuterIndex x = step(base, first + s);
         fixed_at[s] = fixed_position(x);
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -364,7 +381,7 @@ struct ChannelKernel {
           const int e = s * kRows + r;
           if (!(valid >> e & 1u)) continue;
           std::uint32_t i_q = 0, i_omega = 0;
-          order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
+          order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
           cross_at[e] = cross_position(x, i_q, i_omega);
           if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
         }
@@ -383,7 +400,7 @@ struct ChannelKernel {
 #endif
       for (int s = 0; s < kSteps; ++s) {
         if ((valid >> (s * kRows) & kStepMask) == 0) continue;
-        const OuterIndex x = step(base, s);
+        const OuterIndex x = step(base, first + s);
         const Pair f = read_message(kHoisted ? fixed_at[kHoisted ? s : 0] : fixed_position(x), j);
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -392,7 +409,7 @@ struct ChannelKernel {
           const int e = s * kRows + r;
           if (!(valid >> e & 1u)) continue;
           std::uint32_t i_q = 0, i_omega = 0;
-          order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
+          order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
           if (!(read >> r & 1u) || !consecutive_frequencies) {
             cross_of[r] = read_cross(kHoisted ? cross_at[kHoisted ? e : 0] : cross_position(x, i_q, i_omega), j);
             read |= 1u << r;
@@ -408,19 +425,7 @@ struct ChannelKernel {
     }
     if (!any) return;  // padding only: G_t stays as it is
     std::uint64_t slot[kEntries];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int s = 0; s < kSteps; ++s) {
-      const int offset = step_offset(s);  // ω1 and ω2 move by δ: inner by δ·nb⁴·Nc, pair by δ·Nc
-      const std::uint32_t inner_s = inner + offset * static_cast<int>(order.inner_per_frequency);
-      const std::uint32_t pair_s = pair + offset * static_cast<int>(order.shape.nc.divisor());
-      for (int r = 0; r < kRows; ++r) {
-        std::uint32_t i_q = 0, i_omega = 0;
-        order.entry_row(group, s, r, kRows, kSteps, i_q, i_omega);
-        slot[s * kRows + r] = order.body_slot(inner_s, pair_s, i_q + order.shape.nq.divisor() * i_omega);
-      }
-    }
+    entry_slots(inner, pair, group, first, slot);
     if constexpr (kAtomic) {
       for (int e = 0; e < kEntries; ++e)
         if (valid >> e & 1u) add(slot[e], value[e]);
@@ -440,6 +445,24 @@ struct ChannelKernel {
   }
 
  private:
+  // Where in the slice each of the thread's kEntries entries sits.
+  KOKKOS_INLINE_FUNCTION void entry_slots(std::uint32_t inner, std::uint32_t pair, std::uint32_t group, int first,
+                                          std::uint64_t (&slot)[kEntries]) const {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int s = 0; s < kSteps; ++s) {
+      const int offset = step_offset(first + s);  // ω1 and ω2 move by δ: inner by δ·nb⁴·Nc, pair by δ·Nc
+      const std::uint32_t inner_s = inner + offset * static_cast<int>(order.inner_per_frequency);
+      const std::uint32_t pair_s = pair + offset * static_cast<int>(order.shape.nc.divisor());
+      for (int r = 0; r < kRows; ++r) {
+        std::uint32_t i_q = 0, i_omega = 0;
+        order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
+        slot[s * kRows + r] = order.body_slot(inner_s, pair_s, i_q + order.shape.nq.divisor() * i_omega);
+      }
+    }
+  }
+
   // One entry of a partial row, in the slice's order.
   KOKKOS_INLINE_FUNCTION void edge(std::uint64_t thread) const {
     std::uint64_t slot = 0;

@@ -62,18 +62,20 @@ class GtAccumulator {
   // values but holds more registers, and was the faster choice in one case only (docs/results).
   static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultFrequencySteps = 1;
-  // Measured on an H200 at the paper size (docs/results/h200_batched/README.md). One message per
-  // pass: 4 momenta for a complex<double> G_t and 8 for complex<float>, whose entries carry half
-  // the bytes for the same index work; 8 also for pp_up_down in double. Batches, whose threads keep
-  // every position for all messages: 4, and 2 (double) or 1 (mixed) for the bubble channels
-  // ph_magnetic and ph_charge, whose factor positions take more registers. CPUs: one, as before.
+  // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
+  // docs/results/h200_diagonal_warps/README.md). One message per pass: 4 momenta for a
+  // complex<double> G_t and 8 for complex<float>, whose entries carry half the bytes for the same
+  // index work; 8 also for pp_up_down in double. Batches, whose threads keep every position for all
+  // messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
+  // channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one, as before.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
     const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
-    if (batched) return !bubble ? 4 : mixed ? 1 : sizeof(Scalar) > 8 ? 2 : 4;
+    const bool wide = sizeof(Scalar) > 8;  // complex<double> G_t
+    if (batched) return wide && (!mixed || bubble) ? 2 : 4;
     if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
-    return sizeof(Scalar) > 8 ? 4 : 8;
+    return wide ? 4 : 8;
 #else
     (void)channel, (void)batched;
     return 1;
@@ -84,6 +86,27 @@ class GtAccumulator {
   int exchange_row_tile() const;
   void set_frequency_steps(int steps);
   int frequency_steps() const { return frequency_steps_; }
+  // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
+  // each: they read the same cross values at about the same time on one multiprocessor, so all but
+  // the first can find them in L1 instead of L2 (what the frequency steps of one thread do, without
+  // their registers). Threads whose frequency falls off the diagonal's ends idle ((warps − 1) of
+  // 2n + warps − 1 frequencies, on both the inner index and the pair). 1, 2 or 4; else ringcomm::Error,
+  // as for more than 1 together with frequency steps above 1 (a thread then walks one frequency).
+  // Default (default_frequency_warps, 1 when frequency steps are set above 1): batches on GPUs, 4 in
+  // double, 2 for the bubble channels in mixed precision; 1 for single messages (every variant was
+  // slower there) and for float.
+  void set_frequency_warps(int warps);
+  int frequency_warps() const;
+  static constexpr int default_frequency_warps(Channel channel, bool batched) {
+#ifdef KOKKOS_ENABLE_CUDA
+    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
+    if (!batched || sizeof(Scalar) <= 8) return 1;
+    return sizeof(MessageScalar) > 8 ? 4 : bubble ? 2 : 1;
+#else
+    (void)channel, (void)batched;
+    return 1;
+#endif
+  }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
   // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
   // ringcomm::Error.
@@ -134,14 +157,12 @@ class GtAccumulator {
   // kDefaultDriverBatch on GPU builds, lowered until the work space of `accumulators` accumulators
   // takes at most a quarter of the free device memory, and 1 on host builds (no gain measured there).
 #ifdef KOKKOS_ENABLE_CUDA
-  // H200, paper size (docs/results/h200_batched/README.md): 8 messages per pass is the fastest
-  // measured for every channel and precision but the bubble channels with a complex<double> G_σ,
-  // where 4 is; each staged message costs its G_σ copy, G_σ^T and factors (scratch_bytes).
+  // H200, paper size (docs/results/h200_diagonal_warps/README.md): 8 messages per pass is the fastest
+  // measured of 1, 4, 8 and 16 for every channel in double and mixed precision but double pp_up_down
+  // and ph_transverse, where 16 gains 2–6 % for twice the work space; each staged message costs its
+  // G_σ copy, G_σ^T and factors (scratch_bytes).
   static constexpr int kDefaultDriverBatch = 8;
-  static constexpr int default_driver_batch(Channel channel) {
-    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
-    return bubble && sizeof(MessageScalar) > 8 ? 4 : kDefaultDriverBatch;
-  }
+  static constexpr int default_driver_batch(Channel) { return kDefaultDriverBatch; }
 #else
   static constexpr int kDefaultDriverBatch = 1;
   static constexpr int default_driver_batch(Channel) { return kDefaultDriverBatch; }
@@ -166,7 +187,7 @@ class GtAccumulator {
  private:
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
-  template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted>
+  template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
@@ -184,6 +205,7 @@ class GtAccumulator {
   std::string label_;  // kernel name for profilers
   int row_tile_ = 0;  // 0: default_exchange_row_tile
   int frequency_steps_ = kDefaultFrequencySteps;
+  int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
   bool warp_tile_kernel_ = false;
   bool transposed_reads_ = kDefaultTransposedReads;
