@@ -339,7 +339,9 @@ struct ChannelKernel {
     if (!order.in_body(thread)) return edge(thread);
     std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
     if (!order.body_entries<kSpread>(thread, inner, pair, group, spread_step)) return;
-    const int first = static_cast<int>(spread_step) * kSteps;  // the thread's first diagonal position
+    // The thread's first diagonal position; a constant 0 without spread, which host compilers do not
+    // see through body_entries when they keep it out of line (8–19 % slower on a CPU).
+    const int first = kSpread ? static_cast<int>(spread_step) * kSteps : 0;
     const OuterIndex base = order.shape.decode(inner, pair);  // w1, w2 hold the extended frequencies u
     const int two_n = n_freq;
     // Which of the kEntries entries (bit s·kRows + r: step s, row r) are in the slice.
