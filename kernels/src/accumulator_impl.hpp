@@ -44,32 +44,21 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
   const auto extension = static_cast<std::uint64_t>(steps - 1);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
   detail::SliceOrder order{};
-  order.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
-  order.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));
-  order.shape.nq = FastDivisor(static_cast<std::uint32_t>(dims.NQ()));
-  order.shape.pair_size = FastDivisor(static_cast<std::uint32_t>(pair_size));
-  order.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
-  order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
-  order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
+  static_cast<detail::SliceParts&>(order) = detail::slice_parts(dims, range);
   order.n_omega = static_cast<std::uint32_t>(dims.NOmega());
   order.diagonal = static_cast<std::uint32_t>(steps);
   order.spread = FastDivisor(static_cast<std::uint32_t>(spread));
-  const std::uint64_t row_size = inner_size * pair_size;
-  const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
-  const std::uint64_t end_row = range.end / row_size;
-  if (first_row < end_row) {
+  if (order.row_count > 0) {
     const auto nq = static_cast<std::uint64_t>(dims.NQ());
-    const std::uint64_t first_omega = first_row / nq, last_omega = (end_row - 1) / nq;
+    const std::uint64_t rows_in_slice = order.row_count;
+    const std::uint64_t first_omega = order.first_row / nq, last_omega = (order.first_row + rows_in_slice - 1) / nq;
     const std::uint64_t windows = (last_omega - first_omega + static_cast<std::uint64_t>(steps)) / steps;
     const std::uint64_t blocks = (nq + rows - 1) / rows;
-    const std::uint64_t rows_in_slice = end_row - first_row;
     const std::uint64_t groups = steps == 1 ? (rows_in_slice + rows - 1) / rows : blocks * windows;
     const std::uint64_t inner_extended = inner_size + extension * per_frequency;
     const std::uint64_t pairs_extended = pair_size + extension * static_cast<std::uint64_t>(dims.Nc());
     const std::uint64_t chunks = (inner_extended + chunk - 1) / chunk;
     const std::uint64_t tiles = (groups + row_warps - 1) / row_warps;
-    order.first_row = static_cast<std::uint32_t>(first_row);
-    order.row_count = static_cast<std::uint32_t>(rows_in_slice);
     order.inner_extended = static_cast<std::uint32_t>(inner_extended);
     order.inner_per_frequency = static_cast<std::uint32_t>(per_frequency);
     order.first_omega = static_cast<std::uint32_t>(first_omega);
@@ -78,11 +67,7 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
-    order.head_count = first_row * row_size - range.begin;
-    order.body_count = rows_in_slice * row_size;
     order.body_threads = chunk * static_cast<std::uint64_t>(spread) * row_warps * chunks * tiles * pairs_extended;
-  } else {
-    order.head_count = range.size();
   }
   return order;
 }

@@ -60,6 +60,64 @@ struct EntryShape {
   }
 };
 
+// What every thread order of a slice holds: its shape, where it begins, and how it splits into the
+// partial exchange rows at either end, walked in order with one entry per thread, and the whole rows
+// between them (the body), whose order is the kernel's own.
+struct SliceParts {
+  EntryShape shape;
+  std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
+  std::uint32_t begin_outer;
+  std::uint64_t head_count;      // entries before the first whole row
+  std::uint64_t body_count;      // entries in whole rows
+  std::uint64_t body_threads;    // threads for the whole rows, idle lanes included
+  std::uint32_t first_row;       // exchange index of the first whole row
+  std::uint32_t row_count;       // number of whole rows
+
+  KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
+    return thread >= head_count && thread - head_count < body_threads;
+  }
+
+  // An entry of a partial row: thread `thread` (not in_body) updates exactly one.
+  KOKKOS_INLINE_FUNCTION void edge_entry(std::uint64_t thread, std::uint64_t& slot, std::uint32_t& inner,
+                                         std::uint32_t& pair, std::uint32_t& exchange) const {
+    slot = thread < head_count ? thread : body_count + thread - body_threads;
+    std::uint64_t quotient = 0;
+    shape.inner_size.divide(begin_inner + slot, quotient, inner);
+    shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
+  }
+
+  KOKKOS_INLINE_FUNCTION std::uint64_t threads(std::uint64_t entries) const {
+    return entries - body_count + body_threads;
+  }
+};
+
+// The parts of `range` of G_t with `dims` (host code); body_threads is left to the thread order.
+inline SliceParts slice_parts(const Dims& dims, SliceRange range) {
+  const auto nb = static_cast<std::uint64_t>(dims.nb);
+  const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+  const std::uint64_t inner_size = nb * nb * nb * nb * pair_size;
+  SliceParts parts{};
+  parts.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
+  parts.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));
+  parts.shape.nq = FastDivisor(static_cast<std::uint32_t>(dims.NQ()));
+  parts.shape.pair_size = FastDivisor(static_cast<std::uint32_t>(pair_size));
+  parts.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
+  parts.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
+  parts.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
+  const std::uint64_t row_size = inner_size * pair_size;
+  const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
+  const std::uint64_t end_row = range.end / row_size;
+  if (first_row < end_row) {
+    parts.first_row = static_cast<std::uint32_t>(first_row);
+    parts.row_count = static_cast<std::uint32_t>(end_row - first_row);
+    parts.head_count = first_row * row_size - range.begin;
+    parts.body_count = (end_row - first_row) * row_size;
+  } else {
+    parts.head_count = range.size();
+  }
+  return parts;
+}
+
 // Which entries of the slice thread t updates, and where they sit in the slice.
 //
 // Every channel's second G_σ value (the "cross" value) has one index made of (k1 ± Q, ω1 ± Ω) and
@@ -86,17 +144,9 @@ struct EntryShape {
 // L1. For a fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
 // exchange rows at either end of the slice are walked in order, one entry per thread. (Teams that
 // decode the pair and groups once from their league rank were measured on an H200 and are slower.)
-struct SliceOrder {
+struct SliceOrder : SliceParts {
   static constexpr std::uint32_t kChunk = 32;
 
-  EntryShape shape;
-  std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
-  std::uint32_t begin_outer;
-  std::uint64_t head_count;      // entries before the first whole row
-  std::uint64_t body_count;      // entries in whole rows
-  std::uint64_t body_threads;    // threads for the whole rows, idle lanes included
-  std::uint32_t first_row;       // exchange index of the first whole row
-  std::uint32_t row_count;       // number of whole rows
   std::uint32_t inner_extended;  // nb⁴·Nc·(2n + D − 1)
   std::uint32_t inner_per_frequency;  // nb⁴·Nc: the inner index of ω1 + 1 minus that of ω1
   std::uint32_t first_omega;     // frequency index of the first window
@@ -108,19 +158,6 @@ struct SliceOrder {
   FastDivisor row_warps;         // warps per tile
   FastDivisor inner_chunks;      // ⌈inner_extended / kChunk⌉
   FastDivisor row_tiles;         // ⌈groups / row_warps⌉
-
-  KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
-    return thread >= head_count && thread - head_count < body_threads;
-  }
-
-  // An entry of a partial row: thread `thread` (not in_body) updates exactly one.
-  KOKKOS_INLINE_FUNCTION void edge_entry(std::uint64_t thread, std::uint64_t& slot, std::uint32_t& inner,
-                                         std::uint32_t& pair, std::uint32_t& exchange) const {
-    slot = thread < head_count ? thread : body_count + thread - body_threads;
-    std::uint64_t quotient = 0;
-    shape.inner_size.divide(begin_inner + slot, quotient, inner);
-    shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
-  }
 
   // The extended inner index, pair, group and warp of its diagonal of body thread `thread`; false for an
   // idle lane. kSpread: whether the order may spread diagonals over warps (else spread is 1).
@@ -171,9 +208,6 @@ struct SliceOrder {
                                     (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * (row - first_row));
   }
 
-  KOKKOS_INLINE_FUNCTION std::uint64_t threads(std::uint64_t entries) const {
-    return entries - body_count + body_threads;
-  }
 };
 
 // Position of G_σ[(b,k,w), (b',k',w')] in a G_σ matrix; w, w' on G_t's frequency axis.
@@ -205,6 +239,19 @@ KOKKOS_INLINE_FUNCTION void add_atomically(Real* target, Real value) {
 #else
   Kokkos::atomic_add(target, value);
 #endif
+}
+
+// slice(slot) += term. kAtomic: other kernels may update the same entry at the same time; its real
+// and imaginary parts are independent sums, so two scalar atomics do, no 128-bit compare-and-swap.
+template <bool kAtomic, class Scalar>
+KOKKOS_INLINE_FUNCTION void add_to(const Kokkos::View<Scalar*>& slice, std::uint64_t slot, const Scalar& term) {
+  if constexpr (kAtomic) {
+    auto* parts = reinterpret_cast<typename Scalar::value_type*>(&slice(slot));
+    add_atomically(&parts[0], term.real());
+    add_atomically(&parts[1], term.imag());
+  } else {
+    slice(slot) += term;
+  }
 }
 
 template <class Message>
@@ -488,16 +535,7 @@ struct ChannelKernel {
     if (any) add(slot, sum);
   }
 
-  KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const {
-    if constexpr (kAtomic) {
-      // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
-      Real* parts = reinterpret_cast<Real*>(&slice(slot));
-      add_atomically(&parts[0], term.real());
-      add_atomically(&parts[1], term.imag());
-    } else {
-      slice(slot) += term;
-    }
-  }
+  KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const { add_to<kAtomic>(slice, slot, term); }
 
   // G_up and G_down at `position` of message j.
   KOKKOS_INLINE_FUNCTION Pair read_message(std::uint64_t position, int j) const {

@@ -1,6 +1,7 @@
 #pragma once
-// The previous G_t kernel (git 3184363, kernels/src/gt_kernel.hpp), kept unchanged in its own
-// namespace: one message per launch, one entry per thread, the warps of a block covering `row_tile`
+// The previous G_t kernel (git 3184363, kernels/src/gt_kernel.hpp), kept in its own namespace with
+// its device code unchanged (it decodes indices with gt_kernel.hpp's EntryShape now, which compiles
+// to the same PTX for sm_90): one message per launch, one entry per thread, the warps of a block covering `row_tile`
 // exchange rows of the same 32 inner entries. On an H200 it is still the faster one for pp_up_down
 // in double with one message per pass (0.752 of the copy rate against 0.676 for gt_kernel.hpp's
 // best; docs/results/README.md, "G_t kernels"), so GtAccumulator uses it there by default
@@ -16,36 +17,21 @@
 
 namespace ringcomm::gt::detail::warp_tiles {
 
-
-struct EntryIndex {
-  int b1, b2, b3, b4, k1, w1, k2, w2, iQ, iOmega;
+// An entry's inner index and pair (OuterIndex) and its exchange (iQ, iΩ).
+struct EntryIndex : OuterIndex {
+  int iQ, iOmega;
 };
 
-// G_t's index in three parts: inner = (b1,b2,b3,b4,k1,w1), pair = (k2,w2), exchange = (Q,Ω), so that
-// entry = inner + I·(pair + P·exchange). Each part fits 32 bits (GtAccumulator's constructor checks),
-// so every division is a FastDivisor's.
-struct EntryShape {
-  FastDivisor nb;
-  FastDivisor nc;
-  FastDivisor nq;
-  FastDivisor pair_size;   // P = Nc·2n
-  FastDivisor inner_size;  // I = nb⁴·Nc·2n
-
-  KOKKOS_INLINE_FUNCTION EntryIndex compose(std::uint32_t inner, std::uint32_t pair, std::uint32_t exchange) const {
-    EntryIndex x{};
-    std::uint32_t quotient = 0, remainder = 0;
-    if (nb.divisor() > 1) {  // the single-orbital case skips four divisions
-      nb.divide(inner, quotient, remainder), x.b1 = static_cast<int>(remainder), inner = quotient;
-      nb.divide(inner, quotient, remainder), x.b2 = static_cast<int>(remainder), inner = quotient;
-      nb.divide(inner, quotient, remainder), x.b3 = static_cast<int>(remainder), inner = quotient;
-      nb.divide(inner, quotient, remainder), x.b4 = static_cast<int>(remainder), inner = quotient;
-    }
-    nc.divide(inner, quotient, remainder), x.k1 = static_cast<int>(remainder), x.w1 = static_cast<int>(quotient);
-    nc.divide(pair, quotient, remainder), x.k2 = static_cast<int>(remainder), x.w2 = static_cast<int>(quotient);
-    nq.divide(exchange, quotient, remainder), x.iQ = static_cast<int>(remainder), x.iOmega = static_cast<int>(quotient);
-    return x;
-  }
-};
+// The indices of an entry from its three parts (gt_kernel.hpp's EntryShape, and the exchange).
+KOKKOS_INLINE_FUNCTION EntryIndex compose(const EntryShape& shape, std::uint32_t inner, std::uint32_t pair,
+                                          std::uint32_t exchange) {
+  EntryIndex x{};
+  static_cast<OuterIndex&>(x) = shape.decode(inner, pair);
+  std::uint32_t quotient = 0, remainder = 0;
+  shape.nq.divide(exchange, quotient, remainder);
+  x.iQ = static_cast<int>(remainder), x.iOmega = static_cast<int>(quotient);
+  return x;
+}
 
 // Which entries of the slice thread t updates, and where they sit in the slice.
 //
@@ -63,33 +49,18 @@ struct EntryShape {
 // limit of the one-row order on an H200 (Nsight Compute: L2 87 % busy, HBM 74 %). Tiles go through
 // the rows of one pair before the next pair. Lanes past the end of the inner index or of the rows
 // have nothing to do.
-struct SliceOrder {
+struct SliceOrder : SliceParts {
   static constexpr std::uint32_t kChunk = 32;
 
-  EntryShape shape;
-  std::uint32_t begin_inner;  // the slice's first entry is begin_inner + I·begin_outer
-  std::uint32_t begin_outer;
-  std::uint64_t head_count;    // entries before the first whole row
-  std::uint64_t body_count;    // entries in whole rows
-  std::uint64_t body_threads;  // threads for the whole rows, idle lanes included
-  std::uint32_t first_row;     // exchange index of the first whole row
-  std::uint32_t row_count;     // number of whole rows
   FastDivisor row_tile;        // rows per tile
   FastDivisor inner_chunks;    // ⌈I / kChunk⌉
   FastDivisor tiles_per_pair;  // ⌈row_count / row_tile⌉
 
-  KOKKOS_INLINE_FUNCTION bool in_body(std::uint64_t thread) const {
-    return thread >= head_count && thread - head_count < body_threads;
-  }
-
-  // An entry of a partial row: thread `thread` (not in_body) updates exactly one.
-  KOKKOS_INLINE_FUNCTION EntryIndex edge_entry(std::uint64_t thread, std::uint64_t& slot) const {
-    slot = thread < head_count ? thread : body_count + thread - body_threads;
-    std::uint64_t quotient = 0;
+  // The entry of a partial row that thread `thread` (not in_body) updates.
+  KOKKOS_INLINE_FUNCTION EntryIndex edge_index(std::uint64_t thread, std::uint64_t& slot) const {
     std::uint32_t inner = 0, pair = 0, exchange = 0;
-    shape.inner_size.divide(begin_inner + slot, quotient, inner);
-    shape.pair_size.divide(begin_outer + static_cast<std::uint32_t>(quotient), exchange, pair);
-    return shape.compose(inner, pair, exchange);
+    edge_entry(thread, slot, inner, pair, exchange);
+    return compose(shape, inner, pair, exchange);
   }
 
   // The entry (inner, pair, row) of body thread `thread`; false for an idle lane.
@@ -113,9 +84,6 @@ struct SliceOrder {
                                     (pair + static_cast<std::uint64_t>(shape.pair_size.divisor()) * row);
   }
 
-  KOKKOS_INLINE_FUNCTION std::uint64_t threads(std::uint64_t entries) const {
-    return entries - body_count + body_threads;
-  }
 };
 
 // Position of G_σ[(b,k,w), (b',k',w')] in a G_σ matrix; w, w' on G_t's frequency axis.
@@ -154,26 +122,18 @@ struct ChannelKernel {
     const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) {
       std::uint64_t slot = 0;
-      const EntryIndex x = order.edge_entry(thread, slot);
+      const EntryIndex x = order.edge_index(thread, slot);
       add(slot, weight * contribution(x));
       return;
     }
     std::uint32_t inner = 0, pair = 0, row = 0;
     if (!order.body_entry(thread, inner, pair, row)) return;
-    add(order.body_slot(inner, pair, row), weight * contribution(order.shape.compose(inner, pair, order.first_row + row)));
+    add(order.body_slot(inner, pair, row),
+        weight * contribution(compose(order.shape, inner, pair, order.first_row + row)));
   }
 
  private:
-  KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const {
-    if constexpr (kAtomic) {
-      // The real and imaginary parts are independent sums: two scalar atomics, no 128-bit CAS.
-      Real* parts = reinterpret_cast<Real*>(&slice(slot));
-      add_atomically(&parts[0], term.real());
-      add_atomically(&parts[1], term.imag());
-    } else {
-      slice(slot) += term;
-    }
-  }
+  KOKKOS_INLINE_FUNCTION void add(std::uint64_t slot, const Scalar& term) const { add_to<kAtomic>(slice, slot, term); }
 
   // Σσ Gσ[a]·Gσ̄[c] and Σσ Gσ[a]·Gσ[c].
   KOKKOS_INLINE_FUNCTION Scalar opposite_spin_sum(std::int64_t a, std::int64_t c) const {
@@ -217,38 +177,20 @@ struct ChannelKernel {
 };
 
 
-// The thread order of a slice for row tiles of `row_tile` rows (unchanged from 3184363).
+// The thread order of a slice for row tiles of `row_tile` rows (as in 3184363).
 inline SliceOrder slice_order(const Dims& dims, SliceRange range, int row_tile) {
-  const std::uint64_t nb = static_cast<std::uint64_t>(dims.nb);
-  const std::uint64_t inner_size = nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
   const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
   constexpr std::uint64_t chunk = SliceOrder::kChunk;
   SliceOrder order{};
-  order.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
-  order.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));
-  order.shape.nq = FastDivisor(static_cast<std::uint32_t>(dims.NQ()));
-  order.shape.pair_size = FastDivisor(static_cast<std::uint32_t>(pair_size));
-  order.shape.inner_size = FastDivisor(static_cast<std::uint32_t>(inner_size));
-  order.begin_inner = static_cast<std::uint32_t>(range.begin % inner_size);
-  order.begin_outer = static_cast<std::uint32_t>(range.begin / inner_size);
-  const std::uint64_t row_size = inner_size * pair_size;
-  const std::uint64_t first_row = (range.begin + row_size - 1) / row_size;
-  const std::uint64_t end_row = range.end / row_size;
-  if (first_row < end_row) {
-    const std::uint64_t rows = end_row - first_row;
+  static_cast<SliceParts&>(order) = slice_parts(dims, range);
+  if (order.row_count > 0) {
     const std::uint64_t tile = static_cast<std::uint64_t>(row_tile);
-    const std::uint64_t chunks = (inner_size + chunk - 1) / chunk;
-    const std::uint64_t tiles = (rows + tile - 1) / tile;
-    order.first_row = static_cast<std::uint32_t>(first_row);
-    order.row_count = static_cast<std::uint32_t>(rows);
+    const std::uint64_t chunks = (order.shape.inner_size.divisor() + chunk - 1) / chunk;
+    const std::uint64_t tiles = (order.row_count + tile - 1) / tile;
     order.row_tile = FastDivisor(static_cast<std::uint32_t>(tile));
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
     order.tiles_per_pair = FastDivisor(static_cast<std::uint32_t>(tiles));
-    order.head_count = first_row * row_size - range.begin;
-    order.body_count = rows * row_size;
     order.body_threads = chunk * tile * chunks * tiles * pair_size;
-  } else {
-    order.head_count = range.size();
   }
   return order;
 }
