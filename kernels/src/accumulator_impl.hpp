@@ -27,24 +27,19 @@ Kokkos::View<const int*> to_device(const std::vector<int>& values, const std::st
   return device;
 }
 
-std::uint64_t inner_size_of(const Dims& dims) {
-  const auto nb = static_cast<std::uint64_t>(dims.nb);
-  return nb * nb * nb * nb * static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
-}
-
 // The thread order of `range` for kRows = rows exchange rows (momenta when a diagonal has more than one
 // step) × kSteps = thread_steps frequencies per thread, with `spread` warps walking each diagonal
 // together (SliceOrder).
 detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int thread_steps, int row_warps,
                                int spread) {
   const int steps = thread_steps * spread;  // frequency steps of a diagonal
-  const std::uint64_t inner_size = inner_size_of(dims);
-  const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
-  const std::uint64_t per_frequency = inner_size / static_cast<std::uint64_t>(dims.n_freq);  // nb⁴·Nc
   const auto extension = static_cast<std::uint64_t>(steps - 1);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
   detail::SliceOrder order{};
   static_cast<detail::SliceParts&>(order) = detail::slice_parts(dims, range);
+  const std::uint64_t inner_size = order.shape.inner_size.divisor();
+  const std::uint64_t pair_size = order.shape.pair_size.divisor();
+  const std::uint64_t per_frequency = inner_size / static_cast<std::uint64_t>(dims.n_freq);  // nb⁴·Nc
   order.n_omega = static_cast<std::uint32_t>(dims.NOmega());
   order.diagonal = static_cast<std::uint32_t>(steps);
   order.spread = FastDivisor(static_cast<std::uint32_t>(spread));
@@ -201,7 +196,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
     throw Error("G_t slice view holds " + std::to_string(slice.extent(0)) + " entries but its range holds " +
                 std::to_string(range.size()));
   constexpr std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
-  if (inner_size_of(dims) > limit || n / inner_size_of(dims) > limit)
+  if (detail::inner_size_of(dims) > limit || n / detail::inner_size_of(dims) > limit)
     throw Error("G_t shape " + dims.describe() + " is too large for the kernel's 32-bit index parts "
                 "(nb^4*Nc*2n and Nc*2n*N_Q*N_Omega must each stay below 2^32)");
   const ClusterTables cluster = make_cluster_tables(dims.Lx, dims.Ly);

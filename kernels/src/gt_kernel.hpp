@@ -91,11 +91,19 @@ struct SliceParts {
   }
 };
 
+// P = Nc·2n and I = nb⁴·Nc·2n of `dims` (host code).
+inline std::uint64_t pair_size_of(const Dims& dims) {
+  return static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
+}
+inline std::uint64_t inner_size_of(const Dims& dims) {
+  const auto nb = static_cast<std::uint64_t>(dims.nb);
+  return nb * nb * nb * nb * pair_size_of(dims);
+}
+
 // The parts of `range` of G_t with `dims` (host code); body_threads is left to the thread order.
 inline SliceParts slice_parts(const Dims& dims, SliceRange range) {
-  const auto nb = static_cast<std::uint64_t>(dims.nb);
-  const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
-  const std::uint64_t inner_size = nb * nb * nb * nb * pair_size;
+  const std::uint64_t pair_size = pair_size_of(dims);
+  const std::uint64_t inner_size = inner_size_of(dims);
   SliceParts parts{};
   parts.shape.nb = FastDivisor(static_cast<std::uint32_t>(dims.nb));
   parts.shape.nc = FastDivisor(static_cast<std::uint32_t>(dims.Nc()));

@@ -179,10 +179,10 @@ struct ChannelKernel {
 
 // The thread order of a slice for row tiles of `row_tile` rows (as in 3184363).
 inline SliceOrder slice_order(const Dims& dims, SliceRange range, int row_tile) {
-  const std::uint64_t pair_size = static_cast<std::uint64_t>(dims.Nc()) * static_cast<std::uint64_t>(dims.n_freq);
   constexpr std::uint64_t chunk = SliceOrder::kChunk;
   SliceOrder order{};
   static_cast<SliceParts&>(order) = slice_parts(dims, range);
+  const std::uint64_t pair_size = order.shape.pair_size.divisor();
   if (order.row_count > 0) {
     const std::uint64_t tile = static_cast<std::uint64_t>(row_tile);
     const std::uint64_t chunks = (order.shape.inner_size.divisor() + chunk - 1) / chunk;
