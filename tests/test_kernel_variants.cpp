@@ -63,6 +63,7 @@ struct Variant {
   bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
   int steps = 1;                  // exchange frequencies per thread
   int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
+  int walk = 1;                   // groups of exchange rows per thread, one after another (0: all)
 };
 
 template <class Scalar, class Message>
@@ -81,6 +82,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_frequency_steps(variant.steps);
     accumulate.set_frequency_warps(variant.frequency_warps);
     accumulate.set_exchange_row_warps(variant.warps);
+    accumulate.set_exchange_row_walk(variant.walk);
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
@@ -115,9 +117,11 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
   return std::max({e.l1, e.l2, e.linf});
 }
 
-// Momenta and frequencies per thread, warps per tile and where G_σ is read from change which thread
-// updates which entry, never the arithmetic: the same bits, also with more exchange rows than a tile
-// covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not
+// Momenta and frequencies per thread, warps per tile, rows walked per thread by the single-message
+// kernel (all; 3 groups of 2, which leaves the last thread of an inner index and pair fewer; 2 groups
+// of 4, with 2 warps per tile) and where G_σ is read from
+// change which thread updates which entry, never the arithmetic: the same bits, also with more
+// exchange rows than a tile covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not
 // consecutive, so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
 TEST(Variants, ChangeNoSum) {
@@ -133,12 +137,14 @@ TEST(Variants, ChangeNoSum) {
                                 Variant{8, 3, false}, Variant{1, 16, true}, Variant{1, 1, true, false, 2},
                                 Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
                                 Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
-                                Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2}}) {
+                                Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
+                                Variant{1, 1, true, false, 1, 1, 0}, Variant{2, 1, true, false, 1, 1, 3},
+                                Variant{4, 2, false, false, 1, 1, 2}, Variant{8, 1, true, false, 1, 1, 0}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
                        std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
                        ", steps " + std::to_string(v.steps) + ", frequency warps " +
                        std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
-                       (v.transposed ? ", G^T" : ", G"));
+                       ", walk " + std::to_string(v.walk) + (v.transposed ? ", G^T" : ", G"));
           const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
           EXPECT_TRUE(test::same_sums(other, plain));
           // One slice: every row whole, several tiles.
@@ -147,6 +153,34 @@ TEST(Variants, ChangeNoSum) {
           EXPECT_TRUE(test::same_sums(whole, plain));
         }
       }
+}
+
+// The single-message kernel's threads walk 1 row, 2, 4 × 2, 3 × 2, 4 × 3 or all rows of their inner index
+// and pair: every channel in double and mixed precision against the reference, on slices that begin
+// and end inside rows (their partial rows are ChannelKernel's) and on the whole G_t, with frequencies
+// {2, 0}, so that a walk crosses from one exchange frequency to the next.
+TEST(Variants, SingleMessageWalksMatchTheReference) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 4);
+      problem.dims.exchange_momenta = {0, 4, 1};
+      // Each uneven slice holds at most 2 whole rows of one frequency; the whole G_t holds 6.
+      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+      const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
+      const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+      const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
+      for (const Variant v : {Variant{1, 1, true, false, 1, 1, 1}, Variant{1, 1, true, false, 1, 1, 2},
+                              Variant{4, 1, false, false, 1, 1, 2}, Variant{2, 1, true, false, 1, 1, 3},
+                              Variant{4, 1, true, false, 1, 1, 3}, Variant{1, 1, true, false, 1, 1, 0},
+                              Variant{8, 2, true, false, 1, 1, 0}}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                     ", walk " + std::to_string(v.walk) + ", warps " + std::to_string(v.warps));
+        for (const std::vector<SliceRange>& ranges : {slices, whole}) {
+          EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
+          EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
+        }
+      }
+    }
 }
 
 // The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
@@ -201,6 +235,10 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   accumulate.set_frequency_warps(2);
   EXPECT_EQ(accumulate.frequency_warps(), 2);
   EXPECT_THROW(accumulate.set_frequency_steps(2), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_walk(-1), Error);
+  EXPECT_THROW(accumulate.set_exchange_row_walk(GtAccumulator<ZDouble>::kMaxExchangeRowWalk + 1), Error);
+  accumulate.set_exchange_row_walk(0);
+  EXPECT_EQ(accumulate.exchange_row_walk(), 0);
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gt_kernel.hpp"
+#include "gt_kernel_single_message.hpp"
 #include "gt_kernel_warp_tiles.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/memory.hpp"
@@ -355,13 +356,25 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 template <class Scalar, class MessageScalar>
 template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
-  using Kernel = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
+  // One message, exclusive updates, one frequency per thread, positions computed where used: the
+  // single-message kernel, whose threads walk their rows (launch() asks for that shape with count 1 only).
+  constexpr bool kSingle = !kAtomic && kSteps == 1 && !kHoisted && !kSpread;
+  using Kernel =
+      std::conditional_t<kSingle, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>,
+                         detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>>;
+  if (kSingle && count != 1) throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count));
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   const std::size_t stride = dims_.message_entries();
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1);
+  if constexpr (kSingle) {
+    const int walk = exchange_row_walk();
+    kernel.rows_per_thread = static_cast<std::uint32_t>(walk == 0 ? dims_.NQ() * dims_.NOmega() : kRows * walk);
+    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, row_warps_, 1);
+  } else {
+    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1);
+  }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
   kernel.tables = tables_;
@@ -397,6 +410,19 @@ void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_warps(int warps) {
     throw Error("GtAccumulator: exchange rows may be spread over 1 to " + std::to_string(kMaxExchangeRowWarps) +
                 " warps, not " + std::to_string(warps));
   row_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_walk(int groups) {
+  if (groups < 0 || groups > kMaxExchangeRowWalk)
+    throw Error("GtAccumulator: a thread walks 1 to " + std::to_string(kMaxExchangeRowWalk) +
+                " groups of exchange rows, or all of them (0), not " + std::to_string(groups));
+  row_walk_ = groups;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::exchange_row_walk() const {
+  return row_walk_ >= 0 ? row_walk_ : default_exchange_row_walk(channel_, scratch_->batch > 1);
 }
 
 template <class Scalar, class MessageScalar>

@@ -501,7 +501,7 @@ struct ChannelKernel {
     }
   }
 
- private:
+ protected:  // shared with SingleMessageKernel (gt_kernel_single_message.hpp)
   // Where in the slice each of the thread's kEntries entries sits.
   KOKKOS_INLINE_FUNCTION void entry_slots(std::uint32_t inner, std::uint32_t pair, std::uint32_t group, int first,
                                           std::uint64_t (&slot)[kEntries]) const {

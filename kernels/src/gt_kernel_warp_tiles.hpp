@@ -2,10 +2,10 @@
 // The previous G_t kernel (git 3184363, kernels/src/gt_kernel.hpp), kept in its own namespace with
 // its device code unchanged (it decodes indices with gt_kernel.hpp's EntryShape now, which compiles
 // to the same PTX for sm_90): one message per launch, one entry per thread, the warps of a block covering `row_tile`
-// exchange rows of the same 32 inner entries. On an H200 it is still the faster one for pp_up_down
-// in double with one message per pass (0.752 of the copy rate against 0.676 for gt_kernel.hpp's
-// best; docs/results/README.md, "G_t kernels"), so GtAccumulator uses it there by default
-// (GtAccumulator::set_warp_tile_kernel). It reads G_σ directly: no transposed copy, no factors.
+// exchange rows of the same 32 inner entries. It was the faster one for pp_up_down in double with one
+// message per pass until gt_kernel_single_message.hpp (docs/results/h200_single_message), and is kept
+// as an option to compare with (GtAccumulator::set_warp_tile_kernel). It reads G_σ directly: no
+// transposed copy, no factors.
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
 #include <cstdint>

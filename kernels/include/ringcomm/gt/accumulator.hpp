@@ -63,10 +63,10 @@ class GtAccumulator {
   static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultFrequencySteps = 1;
   // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
-  // docs/results/h200_diagonal_warps/README.md). One message per pass: 4 momenta for a
-  // complex<double> G_t and 8 for complex<float>, whose entries carry half the bytes for the same
-  // index work; 8 also for pp_up_down in double. Batches, whose threads keep every position for all
-  // messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
+  // docs/results/h200_diagonal_warps/README.md, docs/results/h200_single_message/README.md). One
+  // message per pass: 1, its threads walking every row (default_exchange_row_walk); 4 holds more
+  // registers and was 4–29 % slower in every channel and precision. Batches, whose threads keep every
+  // position for all messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
   // channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one, as before.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -74,8 +74,7 @@ class GtAccumulator {
     const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
     const bool wide = sizeof(Scalar) > 8;  // complex<double> G_t
     if (batched) return wide && (!mixed || bubble) ? 2 : 4;
-    if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
-    return wide ? 4 : 8;
+    return 1;
 #else
     (void)channel, (void)batched;
     return 1;
@@ -115,6 +114,28 @@ class GtAccumulator {
   void set_exchange_row_warps(int warps);
   int exchange_row_warps() const { return row_warps_; }
 
+  // Single messages (batch 1, one frequency step, one frequency warp, exclusive updates): how many row
+  // tiles of its inner index and pair a thread updates one after another: 1, one tile; n > 1, n
+  // neighbouring tiles; 0, every exchange row. A thread decodes its indices and reads the G_σ values
+  // that do not depend on the exchange once for all the rows it walks, which cuts the index work per
+  // entry, the limit of single messages on an H200 (Nsight Compute, docs/results/h200_batched),
+  // without the registers of a larger row tile (gt_kernel_single_message.hpp). Batches ignore it.
+  // 0 … kMaxExchangeRowWalk, else ringcomm::Error. Default: default_exchange_row_walk.
+  static constexpr int kMaxExchangeRowWalk = 64;
+  void set_exchange_row_walk(int groups);
+  int exchange_row_walk() const;
+  // Measured on an H200 at the paper size and at nb = 2 (docs/results/h200_single_message): every row
+  // (0) on GPUs; 1 on CPUs, as before.
+  static constexpr int default_exchange_row_walk(Channel channel, bool batched) {
+#ifdef KOKKOS_ENABLE_CUDA
+    (void)channel;
+    return batched ? 1 : 0;
+#else
+    (void)channel, (void)batched;
+    return 1;
+#endif
+  }
+
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
   // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
   // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
@@ -129,18 +150,16 @@ class GtAccumulator {
 
   // Whether a pp_up_down accumulator whose messages have G_t's type applies single messages (batch 1)
   // with the previous kernel (gt_kernel_warp_tiles.hpp: warp tiles of 4 exchange rows on CUDA, one
-  // entry per thread), which an H200 runs faster for pp_up_down in double (0.752 against 0.676 of the
-  // copy rate). Default: on for that case on CUDA builds, off otherwise. The two kernels agree to
-  // rounding. Throws ringcomm::Error when turned on for another channel or for mixed precision.
+  // entry per thread). It was the faster one for pp_up_down in double until single messages got their
+  // own kernel (gt_kernel_single_message.hpp), which an H200 runs as fast at the paper size (0.756
+  // against 0.748 of the copy rate) and faster at nb = 2 (0.776 against 0.606–0.701;
+  // docs/results/h200_single_message). Default: off. The two kernels agree to rounding. Throws
+  // ringcomm::Error when turned on for another channel or for mixed precision.
   void set_warp_tile_kernel(bool on);
   bool warp_tile_kernel() const { return warp_tile_kernel_; }
   static constexpr bool default_warp_tile_kernel(Channel channel) {
-#ifdef KOKKOS_ENABLE_CUDA
-    return channel == Channel::pp_up_down && sizeof(Scalar) > 8 && sizeof(MessageScalar) > 8;
-#else
     (void)channel;
     return false;
-#endif
   }
 
   // Batched accumulation: with a batch of B > 1 messages, each call stages its message (a device
@@ -207,6 +226,7 @@ class GtAccumulator {
   int frequency_steps_ = kDefaultFrequencySteps;
   int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
+  int row_walk_ = -1;  // -1: default_exchange_row_walk
   bool warp_tile_kernel_ = false;
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
