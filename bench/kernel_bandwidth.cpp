@@ -45,8 +45,8 @@ struct Options {
   std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
   std::vector<int> batches{1};
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
+  std::vector<int> single_message_kernel{-1};  // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
-  std::vector<int> row_walks{-1};  // -1: GtAccumulator's default; 0: all groups
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -78,8 +78,8 @@ struct ChannelResult {
   bool transposed_reads = true;
   int batch = 1;
   int row_warps = 1;
-  int row_walk = 1;
   bool warp_tile_kernel = false;
+  std::string kernel;  // tiles (warp tiles), single (one message, every row per thread) or rows
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
@@ -121,7 +121,7 @@ struct Variant {
   bool transposed_reads = true;
   int batch = 1;
   int warp_tile_kernel = -1;
-  int row_walk = -1;
+  int single_message_kernel = -1;
 };
 
 template <class Scalar, class Message>
@@ -134,10 +134,10 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.steps > 0) accumulate.set_frequency_steps(v.steps);
   if (v.frequency_warps > 0) accumulate.set_frequency_warps(v.frequency_warps);
   accumulate.set_exchange_row_warps(v.row_warps);
-  if (v.row_walk >= 0) accumulate.set_exchange_row_walk(v.row_walk);
   accumulate.set_transposed_reads(v.transposed_reads);
   accumulate.set_batch(batch);
   if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
+  if (v.single_message_kernel >= 0) accumulate.set_single_message_kernel(v.single_message_kernel == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -154,8 +154,10 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.transposed_reads = v.transposed_reads;
   r.batch = batch;
   r.row_warps = v.row_warps;
-  r.row_walk = accumulate.exchange_row_walk();
   r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
+  const bool single = accumulate.single_message_kernel() && batch == 1 && r.frequency_steps == 1 &&
+                      r.frequency_warps == 1;
+  r.kernel = r.warp_tile_kernel ? "tiles" : single ? "single" : "rows";
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -184,16 +186,16 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
             for (const bool transposed : o.transposed_reads)
               for (const int batch : o.batches)
                 for (const int tiles : o.warp_tile_kernel)
-                  for (const int walk : o.row_walks) {
+                  for (const int single : o.single_message_kernel) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
                   if (steps > 1 && frequency_warps > 1) continue;
                   // The previous kernel exists for pp_up_down with messages of G_t's type only.
                   if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
-                  // The warp-tile kernel walks nothing: measured once.
-                  if (tiles == 1 && walk != o.row_walks.front()) continue;
-                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles, walk};
+                  // Batches never run the single-message kernel: measured once.
+                  if (batch > 1 && single != o.single_message_kernel.front()) continue;
+                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles, single};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -229,7 +231,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "walk", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -246,8 +248,8 @@ int run(const Options& o, const std::string& command_line) {
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
-    row["exchange_row_walk"] = r.row_walk;  // 0: all groups of an inner index and pair
     row["warp_tile_kernel"] = r.warp_tile_kernel;
+    row["kernel"] = r.kernel;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -261,9 +263,8 @@ int run(const Options& o, const std::string& command_line) {
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
-                   std::to_string(r.row_warps), r.row_walk == 0 ? "all" : std::to_string(r.row_walk),
-                   r.transposed_reads ? "yes" : "no",
-                   std::to_string(r.batch), r.warp_tile_kernel ? "tiles" : "rows",
+                   std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.batch), r.kernel,
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -371,21 +372,15 @@ int main(int argc, char** argv) {
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
              integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
-  cli.option("--row-walk", "LIST",
-             "groups of exchange rows each thread updates one after another, 1 to 64 or all "
-             "(GtAccumulator::set_exchange_row_walk), each measured (default: GtAccumulator's default)",
-             [&](const std::string& v) {
-               o.row_walks.clear();
-               std::stringstream items(v);
-               for (std::string item; std::getline(items, item, ',');)
-                 o.row_walks.push_back(item == "all" ? 0
-                                                     : static_cast<int>(settings::parse_integer(
-                                                           item, "--row-walk", 1, Accumulator::kMaxExchangeRowWalk)));
-             });
   cli.option("--warp-tile-kernel", "LIST",
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, off)",
              on_off_list(o.warp_tile_kernel, "--warp-tile-kernel"));
+  cli.option("--single-message-kernel", "LIST",
+             "on, off or on,off: whether single messages (batch 1) run the single-message kernel, whose threads "
+             "walk every exchange row (GtAccumulator::set_single_message_kernel), each measured (default: "
+             "GtAccumulator's: on when G_t has more than one exchange row)",
+             on_off_list(o.single_message_kernel, "--single-message-kernel"));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",

@@ -63,7 +63,7 @@ struct Variant {
   bool warp_tile_kernel = false;  // pp_up_down, messages of G_t's type only
   int steps = 1;                  // exchange frequencies per thread
   int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
-  int walk = 1;                   // groups of exchange rows per thread, one after another (0: all)
+  int single = -1;                // single-message kernel: -1 the default, 0 off, 1 on
 };
 
 template <class Scalar, class Message>
@@ -82,9 +82,9 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_frequency_steps(variant.steps);
     accumulate.set_frequency_warps(variant.frequency_warps);
     accumulate.set_exchange_row_warps(variant.warps);
-    accumulate.set_exchange_row_walk(variant.walk);
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
+    if (variant.single >= 0) accumulate.set_single_message_kernel(variant.single == 1);
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -117,9 +117,8 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
   return std::max({e.l1, e.l2, e.linf});
 }
 
-// Momenta and frequencies per thread, warps per tile, rows walked per thread by the single-message
-// kernel (all; 3 groups of 2, which leaves the last thread of an inner index and pair fewer; 2 groups
-// of 4, with 2 warps per tile) and where G_σ is read from
+// Momenta and frequencies per thread, warps per tile or per frequency diagonal, the single-message
+// kernel against the one-entry-per-thread kernel and where G_σ is read from
 // change which thread updates which entry, never the arithmetic: the same bits, also with more
 // exchange rows than a tile covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not
 // consecutive, so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
@@ -138,13 +137,13 @@ TEST(Variants, ChangeNoSum) {
                                 Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
                                 Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
                                 Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
-                                Variant{1, 1, true, false, 1, 1, 0}, Variant{2, 1, true, false, 1, 1, 3},
-                                Variant{4, 2, false, false, 1, 1, 2}, Variant{8, 1, true, false, 1, 1, 0}}) {
+                                Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
+                                Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
                        std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
                        ", steps " + std::to_string(v.steps) + ", frequency warps " +
                        std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
-                       ", walk " + std::to_string(v.walk) + (v.transposed ? ", G^T" : ", G"));
+                       ", single-message kernel " + std::to_string(v.single) + (v.transposed ? ", G^T" : ", G"));
           const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
           EXPECT_TRUE(test::same_sums(other, plain));
           // One slice: every row whole, several tiles.
@@ -155,32 +154,33 @@ TEST(Variants, ChangeNoSum) {
       }
 }
 
-// The single-message kernel's threads walk 1 row, 2, 4 × 2, 3 × 2, 4 × 3 or all rows of their inner index
-// and pair: every channel in double and mixed precision against the reference, on slices that begin
-// and end inside rows (their partial rows are ChannelKernel's) and on the whole G_t, with frequencies
-// {2, 0}, so that a walk crosses from one exchange frequency to the next.
-TEST(Variants, SingleMessageWalksMatchTheReference) {
-  for (const int nb : {1, 2})
-    for (const Channel channel : kAllChannels) {
-      Problem problem = small_problem(nb, channel, 4);
-      problem.dims.exchange_momenta = {0, 4, 1};
-      // Each uneven slice holds at most 2 whole rows of one frequency; the whole G_t holds 6.
-      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
-      const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
-      const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
-      const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
-      for (const Variant v : {Variant{1, 1, true, false, 1, 1, 1}, Variant{1, 1, true, false, 1, 1, 2},
-                              Variant{4, 1, false, false, 1, 1, 2}, Variant{2, 1, true, false, 1, 1, 3},
-                              Variant{4, 1, true, false, 1, 1, 3}, Variant{1, 1, true, false, 1, 1, 0},
-                              Variant{8, 2, true, false, 1, 1, 0}}) {
-        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
-                     ", walk " + std::to_string(v.walk) + ", warps " + std::to_string(v.warps));
-        for (const std::vector<SliceRange>& ranges : {slices, whole}) {
-          EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
-          EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
+// The single-message kernel (batch 1, one frequency step, one frequency warp; its threads walk every
+// whole row of their inner index and pair), turned on: every channel in double and mixed precision against the
+// reference, on slices that begin and end inside rows (their partial rows are ChannelKernel's) and on
+// the whole G_t, with frequencies {2, 0} (unsorted) and {1, 2, 3}, so that walks cross from one
+// exchange frequency to the next, and with a row tile of 4 set (which it does not use).
+TEST(Variants, SingleMessageKernelMatchesTheReference) {
+  for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{1, 2, 3}})
+    for (const int nb : {1, 2})
+      for (const Channel channel : kAllChannels) {
+        Problem problem = small_problem(nb, channel, 4);
+        problem.dims.exchange_momenta = {0, 4, 1};
+        problem.dims.exchange_frequencies = frequencies;
+        // Each uneven slice holds a few whole rows; the whole G_t holds them all.
+        const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+        const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
+        const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+        const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
+        for (const int rows : {1, 4}) {
+          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + std::to_string(frequencies.size()) +
+                       " frequencies, row tile " + std::to_string(rows));
+          const Variant v{rows, 1, true, false, 1, 1, 1};
+          for (const std::vector<SliceRange>& ranges : {slices, whole}) {
+            EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
+            EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
+          }
         }
       }
-    }
 }
 
 // The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
@@ -235,10 +235,11 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   accumulate.set_frequency_warps(2);
   EXPECT_EQ(accumulate.frequency_warps(), 2);
   EXPECT_THROW(accumulate.set_frequency_steps(2), Error);
-  EXPECT_THROW(accumulate.set_exchange_row_walk(-1), Error);
-  EXPECT_THROW(accumulate.set_exchange_row_walk(GtAccumulator<ZDouble>::kMaxExchangeRowWalk + 1), Error);
-  accumulate.set_exchange_row_walk(0);
-  EXPECT_EQ(accumulate.exchange_row_walk(), 0);
+  EXPECT_TRUE(accumulate.single_message_kernel());  // 4 exchange rows
+  Dims one_row = problem.dims;
+  one_row.exchange_frequencies = {0};
+  one_row.exchange_momenta = {0};
+  EXPECT_FALSE(GtAccumulator<ZDouble>::default_single_message_kernel(one_row));
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

@@ -206,6 +206,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
   warp_tile_kernel_ = default_warp_tile_kernel(channel);
+  single_message_kernel_ = default_single_message_kernel(dims);
   allocate_scratch(1);
 }
 
@@ -341,9 +342,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
   using On = std::true_type;
   // Diagonals spread over warps: one frequency per thread (set_frequency_warps), positions hoisted.
   if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
-  // A single message: positions computed where used, one frequency per thread (the only shape
-  // measured faster without a batch to share positions over).
-  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, Off{}, Off{});
+  // A single message with one frequency per thread: SingleMessageKernel (set_single_message_kernel),
+  // else positions computed where used (the only shape measured faster without a batch to share
+  // positions over).
+  if (count == 1 && frequency_steps_ == 1) {
+    if (single_message_kernel_) return launch_with<kChannel, false, 1, 1, false, false, true>(messages, count);
+    return with_rows(One{}, Off{}, Off{});
+  }
   switch (frequency_steps_) {
     case 1: return with_rows(One{}, On{}, Off{});
     case 2: return with_rows(Two{}, On{}, Off{});
@@ -354,24 +359,24 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 // One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
 // of the work space).
 template <class Scalar, class MessageScalar>
-template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread>
+template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
-  // One message, exclusive updates, one frequency per thread, positions computed where used: the
-  // single-message kernel, whose threads walk their rows (launch() asks for that shape with count 1 only).
-  constexpr bool kSingle = !kAtomic && kSteps == 1 && !kHoisted && !kSpread;
+  // kSingle: SingleMessageKernel (launch() asks for it with one message, exclusive updates, one
+  // frequency per thread only), else ChannelKernel.
+  static_assert(!kSingle || (!kAtomic && kRows == 1 && kSteps == 1 && !kHoisted && !kSpread));
   using Kernel =
       std::conditional_t<kSingle, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>,
                          detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>>;
-  if (kSingle && count != 1) throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count));
+  if (kSingle && count != 1)
+    throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count) + " messages");
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   const std::size_t stride = dims_.message_entries();
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  if constexpr (kSingle) {
-    const int walk = exchange_row_walk();
-    kernel.rows_per_thread = static_cast<std::uint32_t>(walk == 0 ? dims_.NQ() * dims_.NOmega() : kRows * walk);
-    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, row_warps_, 1);
+  if constexpr (kSingle) {  // one group per thread: every whole row (no row tiles, no row warps)
+    kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
+    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1);
   } else {
     kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1);
   }
@@ -410,19 +415,6 @@ void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_warps(int warps) {
     throw Error("GtAccumulator: exchange rows may be spread over 1 to " + std::to_string(kMaxExchangeRowWarps) +
                 " warps, not " + std::to_string(warps));
   row_warps_ = warps;
-}
-
-template <class Scalar, class MessageScalar>
-void GtAccumulator<Scalar, MessageScalar>::set_exchange_row_walk(int groups) {
-  if (groups < 0 || groups > kMaxExchangeRowWalk)
-    throw Error("GtAccumulator: a thread walks 1 to " + std::to_string(kMaxExchangeRowWalk) +
-                " groups of exchange rows, or all of them (0), not " + std::to_string(groups));
-  row_walk_ = groups;
-}
-
-template <class Scalar, class MessageScalar>
-int GtAccumulator<Scalar, MessageScalar>::exchange_row_walk() const {
-  return row_walk_ >= 0 ? row_walk_ : default_exchange_row_walk(channel_, scratch_->batch > 1);
 }
 
 template <class Scalar, class MessageScalar>

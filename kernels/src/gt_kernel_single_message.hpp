@@ -3,15 +3,18 @@
 //
 // With one message, each entry's update is a few multiply-adds, so on an H200 the kernel is bound by
 // the instructions that find an entry and its G_σ values (Nsight Compute: about 240 per entry for one
-// entry per thread, docs/results/h200_batched), not by memory. Here a body thread decodes its inner
-// index and pair once, reads the sign and the fixed G_σ values (which do not depend on the exchange)
-// once, and then walks its exchange rows in order: the exchange (iQ, iΩ) and the slot advance by
-// increments, and only the cross value and the bubble factors are looked up per entry. It takes kRows
-// rows a step, and loads the G_t values of the next step before it forms this step's terms. A thread
-// walks `rows_per_thread` rows in all (kRows × GtAccumulator::set_exchange_row_walk): SliceOrder is
-// made with that many rows per group and one frequency step, so that a body thread's group is its
-// share of the rows. Everything else (positions, the channel formulas, the partial rows at either
-// end) is ChannelKernel's.
+// entry per thread, docs/results/h200_batched) and by the G_σ reads from L2, not by HBM. Here a body
+// thread decodes its inner index and pair once, reads the sign and the fixed G_σ values (which do
+// not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
+// and the slot advance by increments, and only the cross value and the bubble factors are looked up
+// per entry. It takes kRows rows a step and loads the G_t values of the next step before it forms
+// this step's terms, so that those loads are in flight meanwhile. A thread walks `rows_per_thread`
+// rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
+// body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
+// slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
+// walk with exchange frequencies fastest and the warps of a block on one frequency diagonal were
+// each slower (docs/results/h200_single_message). Everything else (positions, the channel formulas,
+// the partial rows at either end) is ChannelKernel's.
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {

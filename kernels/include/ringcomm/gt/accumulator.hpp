@@ -60,13 +60,14 @@ class GtAccumulator {
   // Unless set, the row tile follows the channel, the precision and whether messages come in batches
   // (default_exchange_row_tile), and a thread walks one frequency: walking 2 or 4 reads fewer G_σ
   // values but holds more registers, and was the faster choice in one case only (docs/results).
+  // A single message (batch 1, one frequency step, one frequency warp, exclusive updates) goes to
+  // the single-message kernel instead where it is on (set_single_message_kernel); row tiles and row
+  // warps do not apply to it.
   static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultFrequencySteps = 1;
   // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
-  // docs/results/h200_diagonal_warps/README.md, docs/results/h200_single_message/README.md). One
-  // message per pass: 1, its threads walking every row (default_exchange_row_walk); 4 holds more
-  // registers and was 4–29 % slower in every channel and precision. Batches, whose threads keep every
-  // position for all messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
+  // docs/results/h200_diagonal_warps/README.md). Batches, whose threads keep every position for all
+  // messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
   // channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one, as before.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -114,28 +115,6 @@ class GtAccumulator {
   void set_exchange_row_warps(int warps);
   int exchange_row_warps() const { return row_warps_; }
 
-  // Single messages (batch 1, one frequency step, one frequency warp, exclusive updates): how many row
-  // tiles of its inner index and pair a thread updates one after another: 1, one tile; n > 1, n
-  // neighbouring tiles; 0, every exchange row. A thread decodes its indices and reads the G_σ values
-  // that do not depend on the exchange once for all the rows it walks, which cuts the index work per
-  // entry, the limit of single messages on an H200 (Nsight Compute, docs/results/h200_batched),
-  // without the registers of a larger row tile (gt_kernel_single_message.hpp). Batches ignore it.
-  // 0 … kMaxExchangeRowWalk, else ringcomm::Error. Default: default_exchange_row_walk.
-  static constexpr int kMaxExchangeRowWalk = 64;
-  void set_exchange_row_walk(int groups);
-  int exchange_row_walk() const;
-  // Measured on an H200 at the paper size and at nb = 2 (docs/results/h200_single_message): every row
-  // (0) on GPUs; 1 on CPUs, as before.
-  static constexpr int default_exchange_row_walk(Channel channel, bool batched) {
-#ifdef KOKKOS_ENABLE_CUDA
-    (void)channel;
-    return batched ? 1 : 0;
-#else
-    (void)channel, (void)batched;
-    return 1;
-#endif
-  }
-
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
   // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
   // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
@@ -147,6 +126,18 @@ class GtAccumulator {
 #endif
   void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
   bool transposed_reads() const { return transposed_reads_; }
+
+  // Whether single messages (batch 1, one frequency step, one frequency warp, exclusive updates) are
+  // applied by the single-message kernel (gt_kernel_single_message.hpp), whose threads each decode
+  // their inner index and pair once and walk every exchange row for them, rather than by the kernel
+  // above with one entry per thread. The two agree to rounding. Default
+  // (default_single_message_kernel): on when G_t has more than one exchange row (N_Q·N_Ω > 1). Then an
+  // H200 runs it at 0.62–0.80 of the copy rate against 0.53–0.75 (docs/results/h200_single_message),
+  // and a CPU (Serial, 40 rows) in 0.40–0.55 of the time (docs/results/cpu_single_message_kernel.md);
+  // with one row there is nothing to walk, and a CPU ran the double bubble channels 11–16 % slower.
+  void set_single_message_kernel(bool on) { single_message_kernel_ = on; }
+  bool single_message_kernel() const { return single_message_kernel_; }
+  static bool default_single_message_kernel(const Dims& dims) { return dims.NQ() * dims.NOmega() > 1; }
 
   // Whether a pp_up_down accumulator whose messages have G_t's type applies single messages (batch 1)
   // with the previous kernel (gt_kernel_warp_tiles.hpp: warp tiles of 4 exchange rows on CUDA, one
@@ -206,7 +197,8 @@ class GtAccumulator {
  private:
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
-  template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false>
+  template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false,
+            bool kSingle = false>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
@@ -226,8 +218,8 @@ class GtAccumulator {
   int frequency_steps_ = kDefaultFrequencySteps;
   int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
-  int row_walk_ = -1;  // -1: default_exchange_row_walk
   bool warp_tile_kernel_ = false;
+  bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
