@@ -18,18 +18,19 @@ def by_key(rows, batch=1):
 
 def kernel_table():
     before = by_key(results("final/before_b8594b6.json"))
-    after = by_key(results("final/defaults.json"))
+    defaults = by_key(results("final/defaults.json"))
     again = by_key(results("final/defaults_again.json"))
     walks = results("final/single_walks.json")
     single = {(r["nb"], r["precision"], r["channel"]): r for r in walks if r["exchange_row_walk"] == 0}
-    print("kernel_bandwidth, batch 1, ratio to the same-run copy (final/):")
-    print("| nb | precision | channel | before (b8594b6) | after | after, again | single-message kernel, walk all |")
+    print("kernel_bandwidth, batch 1, ratio to the same-run copy (final/): the previous defaults (git b8594b6),")
+    print("the committed kernel (single_walks.json, every row walked), and two runs of the defaults of then,")
+    print("which differ from the committed ones only for double pp_up_down (warp tiles):")
+    print("| nb | precision | channel | before (b8594b6) | committed kernel | defaults then | again |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for key in after:
-        nb, precision, channel = key
-        tile = " (warp tiles)" if after[key]["warp_tile_kernel"] else ""
-        print(f"| {nb} | {precision} | {channel} | {before[key]['ratio']:.3f} | {after[key]['ratio']:.3f}{tile} | "
-              f"{again[key]['ratio']:.3f}{tile} | {single[key]['ratio']:.3f} |")
+    for key in defaults:
+        tile = " (tiles)" if defaults[key]["warp_tile_kernel"] else ""
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {before[key]['ratio']:.3f} | {single[key]['ratio']:.3f} | "
+              f"{defaults[key]['ratio']:.3f}{tile} | {again[key]['ratio']:.3f}{tile} |")
     print()
     print("Rows walked per thread, 1 row a step (final/single_walks.json):")
     print("| nb | precision | channel | walk 1 | walk 2 | every row |")
@@ -41,8 +42,24 @@ def kernel_table():
         print(f"| {key[0]} | {key[1]} | {key[2]} | {v[1]:.3f} | {v[2]:.3f} | {v[0]:.3f} |")
     print()
     b8 = by_key(results("final/defaults.json"), 8)
-    print("Batches of 8 (final/defaults.json, unchanged code): " + "; ".join(
-        f"nb {k[0]} {k[1]} {k[2]} {v['ratio']:.3f}" for k, v in b8.items() if k[0] == 1))
+    print("Batches of 8 (final/defaults.json, code unchanged): " + "; ".join(
+        f"{k[1]} {k[2]} {v['ratio']:.3f}" for k, v in b8.items() if k[0] == 1))
+    print()
+
+
+def rows_table():
+    rows = {}
+    for name in ["exploration/2_single_message_kernel/walk_nb1.json"]:
+        for r in results(name):
+            if r["warp_tile_kernel"]:
+                continue
+            rows.setdefault((r["precision"], r["channel"]), {})[(r["exchange_row_tile"], r["exchange_row_walk"])] = r["ratio"]
+    print("Rows a step × rows walked, before next-row loads (exploration/2, nb = 1):")
+    cols = [(1, 0), (2, 0), (4, 0), (8, 0), (4, 1), (4, 2)]
+    print("| precision | channel | " + " | ".join(f"{a} a step, {'all' if b == 0 else b}" for a, b in cols) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in cols) + " |")
+    for key, v in rows.items():
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(f"{v[c]:.3f}" for c in cols) + " |")
     print()
 
 
@@ -116,6 +133,7 @@ def rewrite_table():
 
 if __name__ == "__main__":
     kernel_table()
+    rows_table()
     prefetch_table()
     ring_compare_table()
     frequency_first_table()

@@ -66,16 +66,19 @@ class GtAccumulator {
   static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultFrequencySteps = 1;
   // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
-  // docs/results/h200_diagonal_warps/README.md). Batches, whose threads keep every position for all
-  // messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for its bubble
-  // channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one, as before.
+  // docs/results/h200_diagonal_warps/README.md). One message per pass without the single-message
+  // kernel: 4 momenta for a complex<double> G_t and 8 for complex<float>, whose entries carry half the
+  // bytes for the same index work; 8 also for pp_up_down in double. Batches, whose threads keep every
+  // position for all messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for
+  // its bubble channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
     const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
     const bool wide = sizeof(Scalar) > 8;  // complex<double> G_t
     if (batched) return wide && (!mixed || bubble) ? 2 : 4;
-    return 1;
+    if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
+    return wide ? 4 : 8;
 #else
     (void)channel, (void)batched;
     return 1;
