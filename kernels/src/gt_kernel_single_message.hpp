@@ -13,8 +13,10 @@
 // body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
 // slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
 // walk with exchange frequencies fastest and the warps of a block on one frequency diagonal were
-// each slower (docs/results/h200_single_message). Everything else (positions, the channel formulas,
-// the partial rows at either end) is ChannelKernel's.
+// each slower (docs/results/h200_single_message); so was this loop rewritten for one row a step
+// without the row arrays (3–6 % for pp_up_down and ph_transverse), which is why the general form
+// stays. Everything else (positions, the channel formulas, the partial rows at either end) is
+// ChannelKernel's.
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {
