@@ -118,10 +118,10 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
 }
 
 // Momenta and frequencies per thread, warps per tile or per frequency diagonal, the single-message
-// kernel against the one-entry-per-thread kernel and where G_σ is read from
-// change which thread updates which entry, never the arithmetic: the same bits, also with more
-// exchange rows than a tile covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not
-// consecutive, so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
+// kernel or the one-entry-per-thread kernel, and where G_σ is read from change which thread updates
+// which entry, never the arithmetic: the same bits, also with more exchange rows than a tile covers
+// and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not consecutive,
+// so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
 TEST(Variants, ChangeNoSum) {
   for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{3, 4, 5}})
@@ -155,10 +155,11 @@ TEST(Variants, ChangeNoSum) {
 }
 
 // The single-message kernel (batch 1, one frequency step, one frequency warp; its threads walk every
-// whole row of their inner index and pair), turned on: every channel in double and mixed precision against the
-// reference, on slices that begin and end inside rows (their partial rows are ChannelKernel's) and on
-// the whole G_t, with frequencies {2, 0} (unsorted) and {1, 2, 3}, so that walks cross from one
-// exchange frequency to the next, and with a row tile of 4 set (which it does not use).
+// whole row of their inner index and pair), turned on: every channel in double and mixed precision
+// against the reference, on slices that begin and end inside rows (their partial rows are
+// ChannelKernel's) and on the whole G_t, with frequencies {2, 0} (unsorted) and {1, 2, 3}, so that
+// walks cross from one exchange frequency to the next, and with a row tile of 4 set (which it does
+// not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
   for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{1, 2, 3}})
     for (const int nb : {1, 2})

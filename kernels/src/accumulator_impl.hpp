@@ -364,9 +364,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   // kSingle: SingleMessageKernel (launch() asks for it with one message, exclusive updates, one
   // frequency per thread only), else ChannelKernel.
   static_assert(!kSingle || (!kAtomic && kRows == 1 && kSteps == 1 && !kHoisted && !kSpread));
-  using Kernel =
-      std::conditional_t<kSingle, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>,
-                         detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>>;
+  using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
+  using Single = detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>;
+  using Kernel = std::conditional_t<kSingle, Single, Channels>;
   if (kSingle && count != 1)
     throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count) + " messages");
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
