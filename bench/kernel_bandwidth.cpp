@@ -79,7 +79,7 @@ struct ChannelResult {
   int batch = 1;
   int row_warps = 1;
   bool warp_tile_kernel = false;
-  std::string kernel;  // tiles (warp tiles), single (one message, every row per thread) or rows
+  std::string kernel;  // gt::to_string(GtAccumulator::pass_kernel): tiles, single, diagonal or rows
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
   std::size_t kernel_bytes = 0;
@@ -155,9 +155,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.batch = batch;
   r.row_warps = v.row_warps;
   r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
-  const bool single = accumulate.single_message_kernel() && batch == 1 && r.frequency_steps == 1 &&
-                      r.frequency_warps == 1;
-  r.kernel = r.warp_tile_kernel ? "tiles" : single ? "single" : "rows";
+  r.kernel = gt::to_string(accumulate.pass_kernel(batch));
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -358,7 +356,9 @@ int main(int argc, char** argv) {
              integer_list(o.row_tiles, "--row-tile", Accumulator::kMaxExchangeRowTile));
   cli.option("--frequency-steps", "LIST",
              "exchange frequencies each thread walks along the diagonal on which its cross G_sigma value stays the "
-             "same, of 1, 2, 4 (GtAccumulator::set_frequency_steps), each measured (default: GtAccumulator's default)",
+             "same, of 1, 2, 4 (GtAccumulator::set_frequency_steps), each measured; with batch 1 and the "
+             "single-message kernel on, 2 and 4 run its diagonal walk (kernel \"diagonal\") (default: "
+             "GtAccumulator's default)",
              integer_list(o.frequency_steps, "--frequency-steps", 4));
   cli.option("--frequency-warps", "LIST",
              "warps of a thread block that walk one such diagonal together, a frequency each, of 1, 2, 4 "

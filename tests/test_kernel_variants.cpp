@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ringcomm/collective.hpp"
@@ -121,7 +122,8 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
 // kernel or the one-entry-per-thread kernel, and where G_σ is read from change which thread updates
 // which entry, never the arithmetic: the same bits, also with more exchange rows than a tile covers
 // and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not consecutive,
-// so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once.
+// so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once (with one
+// message and frequency steps, the single-message kernel walks the diagonals unless it is off).
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
 TEST(Variants, ChangeNoSum) {
   for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{3, 4, 5}})
@@ -138,7 +140,8 @@ TEST(Variants, ChangeNoSum) {
                                 Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
                                 Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
                                 Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
-                                Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1}}) {
+                                Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
+                                Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
                        std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
                        ", steps " + std::to_string(v.steps) + ", frequency warps " +
@@ -154,12 +157,13 @@ TEST(Variants, ChangeNoSum) {
       }
 }
 
-// The single-message kernel (batch 1, one frequency step, one frequency warp; its threads walk every
-// whole row of their inner index and pair), turned on: every channel in double and mixed precision
-// against the reference, on slices that begin and end inside rows (their partial rows are
-// ChannelKernel's) and on the whole G_t, with frequencies {2, 0} (unsorted) and {1, 2, 3}, so that
-// walks cross from one exchange frequency to the next, and with a row tile of 4 set (which it does
-// not use).
+// The single-message kernel (batch 1, one frequency warp; its threads walk every whole row of their
+// inner index and pair, in order or, with 2 or 4 frequency steps, along frequency diagonals), turned
+// on: every channel in double and mixed precision against the reference, on slices that begin and
+// end inside rows (their partial rows are ChannelKernel's) and on the whole G_t, with frequencies
+// {2, 0} (unsorted: the diagonal walk does not apply) and {1, 2, 3}, so that walks cross from one
+// exchange frequency to the next and diagonals of 2 and 4 steps overhang the last frequency, and with
+// a row tile of 4 set (which it does not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
   for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{1, 2, 3}})
     for (const int nb : {1, 2})
@@ -172,10 +176,10 @@ TEST(Variants, SingleMessageKernelMatchesTheReference) {
         const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
         const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
         const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
-        for (const int rows : {1, 4}) {
+        for (const auto& [rows, steps] : {std::pair{1, 1}, std::pair{4, 1}, std::pair{1, 2}, std::pair{1, 4}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + std::to_string(frequencies.size()) +
-                       " frequencies, row tile " + std::to_string(rows));
-          const Variant v{rows, 1, true, false, 1, 1, 1};
+                       " frequencies, row tile " + std::to_string(rows) + ", frequency steps " + std::to_string(steps));
+          const Variant v{rows, 1, true, false, steps, 1, 1};
           for (const std::vector<SliceRange>& ranges : {slices, whole}) {
             EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
             EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
@@ -241,6 +245,43 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   one_row.exchange_frequencies = {0};
   one_row.exchange_momenta = {0};
   EXPECT_FALSE(GtAccumulator<ZDouble>::default_single_message_kernel(one_row));
+}
+
+// pass_kernel names the kernel a pass runs (kernel_bandwidth reports it): every branch of the choice.
+TEST(Variants, PassKernelFollowsTheSettings) {
+  using Kernel = PassKernel;
+  Problem problem = small_problem(1, Channel::pp_up_down, 1);
+  problem.dims.exchange_frequencies = {1, 2, 3};
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  const SliceRange all{0, problem.dims.entries()};
+  GtAccumulator<ZDouble> pp(problem.dims, Channel::pp_up_down, slice, all);
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::single_message);
+  pp.set_frequency_steps(4);
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::single_diagonal);
+  EXPECT_EQ(pp.pass_kernel(2), Kernel::channel);
+  pp.set_single_message_kernel(false);
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::channel);
+  pp.set_single_message_kernel(true);
+  pp.set_frequency_steps(1);
+  pp.set_frequency_warps(2);
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::channel);
+  pp.set_frequency_warps(1);
+  pp.set_warp_tile_kernel(true);
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::warp_tiles);
+  pp.set_batch(3);  // a flush of one staged message runs the single-message kernel, never warp tiles
+  EXPECT_EQ(pp.pass_kernel(1), Kernel::single_message);
+  EXPECT_EQ(pp.pass_kernel(3), Kernel::channel);
+  // Exchange frequencies {2, 0}: no diagonal shares one cross value, so frequency steps go to the
+  // general kernel; so do concurrent updates.
+  const Dims unsorted = small_problem(1, Channel::ph_magnetic, 1).dims;
+  Kokkos::View<ZDouble*> unsorted_slice("unsorted slice", unsorted.entries());
+  GtAccumulator<ZDouble, ZFloat> magnetic(unsorted, Channel::ph_magnetic, unsorted_slice, {0, unsorted.entries()});
+  magnetic.set_frequency_steps(2);
+  EXPECT_EQ(magnetic.pass_kernel(1), Kernel::channel);
+  GtAccumulator<ZDouble> shared(problem.dims, Channel::ph_charge, slice, all, ExecSpace(), Updates::concurrent);
+  EXPECT_EQ(shared.pass_kernel(1), Kernel::channel);
+  EXPECT_STREQ(to_string(Kernel::single_diagonal), "diagonal");
+  EXPECT_STREQ(to_string(Kernel::single_message), "single");
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

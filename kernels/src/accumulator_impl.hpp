@@ -217,7 +217,7 @@ void GtAccumulator<Scalar, MessageScalar>::operator()(const void* message, int /
   const auto* scalars = static_cast<const MessageScalar*>(message);
   Scratch& scratch = *scratch_;
   if (scratch.batch == 1) {
-    if (warp_tile_kernel_) return apply_with_warp_tiles(scalars);
+    if (pass_kernel(1) == PassKernel::warp_tiles) return apply_with_warp_tiles(scalars);
     prepare(scalars, 0);
     return apply(scalars, 1);
   }
@@ -321,8 +321,25 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message,
 }
 
 template <class Scalar, class MessageScalar>
+PassKernel GtAccumulator<Scalar, MessageScalar>::pass_kernel(int messages) const {
+  if (messages == 1 && scratch_->batch == 1 && warp_tile_kernel_) return PassKernel::warp_tiles;
+  if (messages != 1 || !single_message_kernel_ || updates_ == Updates::concurrent || frequency_warps() > 1)
+    return PassKernel::channel;
+  if (frequency_steps_ == 1) return PassKernel::single_message;
+  // The diagonal walk reads one cross value for all its steps, which holds for Ω_j = Ω_0 + j only.
+  return consecutive(dims_.exchange_frequencies) ? PassKernel::single_diagonal : PassKernel::channel;
+}
+
+template <class Scalar, class MessageScalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
+  switch (pass_kernel(count)) {
+    case PassKernel::single_message: return launch_with<kChannel, false, 1, 1, false, false, true>(messages, count);
+    case PassKernel::single_diagonal:
+      if (frequency_steps_ == 2) return launch_with<kChannel, false, 1, 2, false, false, true>(messages, count);
+      return launch_with<kChannel, false, 1, 4, false, false, true>(messages, count);
+    default: break;  // the general kernel (warp tiles never come here: operator() runs them)
+  }
   // Concurrent updates are atomic and rarely the limit: one shape for them.
   if (updates_ == Updates::concurrent) return launch_with<kChannel, true, 1, 1, false>(messages, count);
   const auto with_rows = [&](auto steps, auto hoisted, auto spread) {
@@ -342,13 +359,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
   using On = std::true_type;
   // Diagonals spread over warps: one frequency per thread (set_frequency_warps), positions hoisted.
   if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
-  // A single message with one frequency per thread: SingleMessageKernel (set_single_message_kernel),
-  // else positions computed where used (the only shape measured faster without a batch to share
-  // positions over).
-  if (count == 1 && frequency_steps_ == 1) {
-    if (single_message_kernel_) return launch_with<kChannel, false, 1, 1, false, false, true>(messages, count);
-    return with_rows(One{}, Off{}, Off{});
-  }
+  // A single message, one frequency per thread: positions computed where used (the only shape
+  // measured faster without a batch to share positions over).
+  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, Off{}, Off{});
   switch (frequency_steps_) {
     case 1: return with_rows(One{}, On{}, Off{});
     case 2: return with_rows(Two{}, On{}, Off{});
@@ -361,11 +374,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 template <class Scalar, class MessageScalar>
 template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
-  // kSingle: SingleMessageKernel (launch() asks for it with one message, exclusive updates, one
-  // frequency per thread only), else ChannelKernel.
-  static_assert(!kSingle || (!kAtomic && kRows == 1 && kSteps == 1 && !kHoisted && !kSpread));
+  // kSingle: the single-message kernel (pass_kernel: one message, exclusive updates), rows in order
+  // (SingleMessageKernel) with one frequency step, along frequency diagonals (SingleMessageDiagonalKernel)
+  // with kSteps; else ChannelKernel.
+  static_assert(!kSingle || (!kAtomic && kRows == 1 && !kHoisted && !kSpread));
   using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
-  using Single = detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>;
+  using Single = std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>,
+                                    detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps>>;
   using Kernel = std::conditional_t<kSingle, Single, Channels>;
   if (kSingle && count != 1)
     throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count) + " messages");
@@ -374,7 +389,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   const auto slots = static_cast<std::size_t>(count);
   Kernel kernel;
   kernel.slice = slice_;
-  if constexpr (kSingle) {  // one group per thread: every whole row (no row tiles, no row warps)
+  if constexpr (kSingle && kSteps > 1) {
+    kernel.order = slice_order(dims_, range_, dims_.NQ(), kSteps, 1, 1);
+  } else if constexpr (kSingle) {  // one group per thread: every whole row (no row tiles, no row warps)
     kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
     kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1);
   } else {

@@ -16,7 +16,8 @@
 // each slower (docs/results/h200_single_message); so was this loop rewritten for one row a step
 // without the row arrays (3–6 % for pp_up_down and ph_transverse), which is why the general form
 // stays. Everything else (positions, the channel formulas, the partial rows at either end) is
-// ChannelKernel's.
+// ChannelKernel's. SingleMessageDiagonalKernel below walks the rows along frequency diagonals
+// instead (GtAccumulator's frequency steps 2 or 4), sharing each cross value between its steps.
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {
@@ -89,6 +90,108 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 #endif
     for (int r = 0; r < kRows; ++r)
       if (row + r < end) values[r] = this->slice(slot + r * row_stride);
+  }
+};
+
+// The single-message walk along frequency diagonals: each body thread takes kSteps consecutive
+// exchange frequencies on the diagonal of its extended inner index and pair (SliceOrder with
+// N_Q momenta and kSteps frequencies per group) and walks every exchange momentum for them. The cross
+// G_σ value of the kSteps entries of one momentum is the same (consecutive exchange frequencies
+// only), so it is read once for them: kSteps entries per cross read, where SingleMessageKernel reads
+// one per entry. The kSteps fixed values are read once and held in message precision; slots and
+// bubble factor positions advance by increments. The price is registers: compiled for sm_90, 60–72
+// per thread with 2 steps and 88–110 with 4, against 54–56 for the walk in order
+// (docs/results/sm90_registers_single_message.txt). Not yet measured on a GPU; on a CPU
+// (docs/results/cpu_single_message_diagonal.md) pp_up_down and ph_transverse ran faster with it.
+template <class Scalar, class Message, Channel kChannel, int kSteps>
+struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {
+  using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false>;
+  using typename Base::Pair;
+  using typename Base::Real;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const SliceOrder& order = this->order;
+    const auto thread = static_cast<std::uint64_t>(i);
+    if (!order.in_body(thread)) return this->edge(thread);
+    std::uint32_t inner = 0, pair = 0, window = 0, spread_step = 0;
+    if (!order.body_entries<false>(thread, inner, pair, window, spread_step)) return;
+    const Real w = this->weight(0);
+    if (w == Real(0)) return;  // padding: its G_σ slots were never written
+    const OuterIndex base = order.shape.decode(inner, pair);  // extended frequencies
+    const std::uint32_t nq = order.shape.nq.divisor();
+    const std::uint32_t omega_0 = order.first_omega + window * kSteps;
+    const std::uint64_t row_stride =
+        static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
+    // Entry (momentum q, step s) is row q + nq·(Ω_0 + s) of G_t, in the slice when that row is one of
+    // its whole rows: q + nq·s + row_shift < row_count, in wrapping unsigned arithmetic.
+    const std::uint32_t row_shift = nq * omega_0 - order.first_row;
+    // Its slot is slot_0 + s·step_delta + q·row_stride: a step moves the inner index and the pair by
+    // one frequency each (frequency_move) and the row by nq. Signed: slot_0 may lie before the slice.
+    const auto frequency_move = static_cast<std::int64_t>(order.inner_per_frequency) +
+                                static_cast<std::int64_t>(order.shape.inner_size.divisor()) * order.shape.nc.divisor();
+    const auto stride = static_cast<std::int64_t>(row_stride);
+    const std::int64_t slot_0 = static_cast<std::int64_t>(order.body_slot(inner, pair, order.first_row)) +
+                                this->step_offset(0) * frequency_move +
+                                stride * (static_cast<std::int64_t>(nq) * omega_0 - order.first_row);
+    const std::int64_t step_delta = (this->step_offset(1) - this->step_offset(0)) * frequency_move + stride * nq;
+    // The steps whose frequencies lie in [0, 2n) and exchange frequency below N_Ω, with their fixed
+    // values in message precision.
+    std::uint32_t steps = 0;
+    Message fixed_up[kSteps], fixed_down[kSteps];
+    int first_step = -1;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int s = 0; s < kSteps; ++s) {
+      const OuterIndex x = this->step(base, s);
+      if (x.w1 < 0 || x.w1 >= this->n_freq || x.w2 < 0 || x.w2 >= this->n_freq ||
+          omega_0 + static_cast<std::uint32_t>(s) >= order.n_omega)
+        continue;
+      const std::uint64_t at = this->fixed_position(x);
+      fixed_up[s] = this->messages(at);
+      fixed_down[s] = this->messages(at + this->g_size);
+      steps |= 1u << s;
+      if (first_step < 0) first_step = s;
+    }
+    if (first_step < 0) return;
+    const OuterIndex cross_x = this->step(base, first_step);
+    const std::uint32_t cross_omega = omega_0 + static_cast<std::uint32_t>(first_step);
+    std::int64_t slot_q = slot_0;  // slot of (q, step 0)
+    // Bubble factors of (q, s): left_q + s·factor_step and right_q + s·factor_step (wrapping, as the
+    // slots), where a momentum moves both by one exchange row of the factor table.
+    std::uint32_t left_q = 0, right_q = 0, factor_step = 0;
+    if constexpr (Base::kBubble) {
+      this->factor_positions(this->step(base, 0), nq * omega_0, left_q, right_q);
+      const auto per_frequency = static_cast<std::uint32_t>(this->at.nb * this->at.nb * this->at.nc);
+      factor_step = this->factor_stride * nq +
+                    static_cast<std::uint32_t>(this->step_offset(1) - this->step_offset(0)) * per_frequency;
+    }
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+    for (std::uint32_t q = 0; q < nq; ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
+      // This momentum's kSteps G_t values, then its cross value: all in flight together.
+      Scalar old[kSteps];
+      bool in_slice[kSteps];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int s = 0; s < kSteps; ++s) {
+        in_slice[s] = (steps >> s & 1u) && q + nq * static_cast<std::uint32_t>(s) + row_shift < order.row_count;
+        if (in_slice[s]) old[s] = this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta));
+      }
+      const Pair cross = this->read_cross(this->cross_position(cross_x, q, cross_omega), 0);
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int s = 0; s < kSteps; ++s) {
+        if (!in_slice[s]) continue;
+        const std::uint32_t left = left_q + s * factor_step, right = right_q + s * factor_step;
+        const Pair fixed{widen<Scalar>(fixed_up[s]), widen<Scalar>(fixed_down[s])};
+        this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
+            old[s] + w * this->combine(fixed, cross, left, right, 0);
+      }
+    }
   }
 };
 

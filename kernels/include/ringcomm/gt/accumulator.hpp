@@ -36,6 +36,25 @@ struct DeviceTables {
 // is the default.
 enum class Updates { exclusive, concurrent };
 
+// Which kernel applies a pass over the slice (GtAccumulator::pass_kernel):
+//   warp_tiles:       the previous pp_up_down kernel (set_warp_tile_kernel), a single message at batch 1;
+//   single_message:   the single-message kernel walking exchange rows in order (one frequency step);
+//   single_diagonal:  the single-message kernel walking frequency diagonals (frequency steps 2 or 4,
+//                     consecutive exchange frequencies);
+//   channel:          the general kernel (batches, concurrent updates, frequency warps, or the
+//                     single-message kernel off).
+enum class PassKernel { warp_tiles, single_message, single_diagonal, channel };
+// "tiles", "single", "diagonal", "rows": kernel_bandwidth's names.
+inline const char* to_string(PassKernel kernel) {
+  switch (kernel) {
+    case PassKernel::warp_tiles: return "tiles";
+    case PassKernel::single_message: return "single";
+    case PassKernel::single_diagonal: return "diagonal";
+    case PassKernel::channel: return "rows";
+  }
+  return "unknown";
+}
+
 template <class Scalar, class MessageScalar = Scalar>
 class GtAccumulator {
  public:
@@ -60,9 +79,10 @@ class GtAccumulator {
   // Unless set, the row tile follows the channel, the precision and whether messages come in batches
   // (default_exchange_row_tile), and a thread walks one frequency: walking 2 or 4 reads fewer G_σ
   // values but holds more registers, and was the faster choice in one case only (docs/results).
-  // A single message (batch 1, one frequency step, one frequency warp, exclusive updates) goes to
-  // the single-message kernel instead where it is on (set_single_message_kernel); row tiles and row
-  // warps do not apply to it.
+  // A single message (batch 1, one frequency warp, exclusive updates) goes to the single-message
+  // kernel instead where it is on (set_single_message_kernel; pass_kernel says which kernel runs).
+  // Row tiles and row warps do not apply to it; frequency steps of 2 or 4 make it walk frequency
+  // diagonals when the exchange frequencies are consecutive.
   static constexpr int kMaxExchangeRowTile = 8;
   static constexpr int kDefaultFrequencySteps = 1;
   // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
@@ -130,10 +150,13 @@ class GtAccumulator {
   void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
   bool transposed_reads() const { return transposed_reads_; }
 
-  // Whether single messages (batch 1, one frequency step, one frequency warp, exclusive updates) are
-  // applied by the single-message kernel (gt_kernel_single_message.hpp), whose threads each decode
-  // their inner index and pair once and walk every exchange row for them, rather than by the kernel
-  // above with one entry per thread. The two agree to rounding. Default
+  // Whether single messages (batch 1, one frequency warp, exclusive updates) are applied by the
+  // single-message kernel (gt_kernel_single_message.hpp), whose threads each decode their inner index
+  // and pair once and walk every exchange row for them, rather than by the kernel above with one
+  // entry per thread. The two agree to rounding. With one frequency step a thread walks the rows in
+  // order; with 2 or 4 (set_frequency_steps) and consecutive exchange frequencies it walks every
+  // momentum of that many frequencies along their diagonal and reads one cross G_σ value for all of
+  // them (PassKernel::single_diagonal). Default
   // (default_single_message_kernel): on when G_t has more than one exchange row (N_Q·N_Ω > 1). Then an
   // H200 runs it at 0.62–0.80 of the copy rate against 0.53–0.75 (docs/results/h200_single_message),
   // and a CPU (Serial, 40 rows) in 0.40–0.55 of the time (docs/results/cpu_single_message_kernel.md);
@@ -192,6 +215,10 @@ class GtAccumulator {
   std::size_t scratch_bytes() const;
   static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1,
                                    bool transposed_reads = kDefaultTransposedReads);
+
+  // The kernel that applies a pass of `messages` messages over the slice with the settings as they
+  // are: the one operator() and flush() run, named so that benchmarks and logs can report it.
+  PassKernel pass_kernel(int messages) const;
 
   Channel channel() const { return channel_; }
   SliceRange range() const { return range_; }
