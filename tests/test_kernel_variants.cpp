@@ -46,6 +46,21 @@ Problem small_problem(int nb, Channel channel, std::size_t measurements) {
   return problem;
 }
 
+// `body(problem)` for nb 1 and 2, every channel, exchange momenta {0, 4, 1} (more rows than a tile
+// or a frequency diagonal covers) and exchange frequencies `first`, then `second`.
+template <class Body>
+void for_each_walk_problem(std::size_t measurements, const std::vector<int>& first, const std::vector<int>& second,
+                           Body&& body) {
+  for (const std::vector<int>* frequencies : {&first, &second})
+    for (const int nb : {1, 2})
+      for (const Channel channel : kAllChannels) {
+        Problem problem = small_problem(nb, channel, measurements);
+        problem.dims.exchange_momenta = {0, 4, 1};
+        problem.dims.exchange_frequencies = *frequencies;
+        body(problem);
+      }
+}
+
 struct Outcome {
   std::vector<ZDouble> gt;               // widened to double
   std::vector<int> staged_before_flush;  // per slice
@@ -126,35 +141,33 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
 // message and frequency steps, the single-message kernel walks the diagonals unless it is off).
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
 TEST(Variants, ChangeNoSum) {
-  for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{3, 4, 5}})
-    for (const int nb : {1, 2})
-      for (const Channel channel : kAllChannels) {
-        Problem problem = small_problem(nb, channel, 3);
-        problem.dims.exchange_momenta = {0, 4, 1};
-        problem.dims.exchange_frequencies = frequencies;
-        const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
-        const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
-        for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
-                                Variant{8, 3, false}, Variant{1, 16, true}, Variant{1, 1, true, false, 2},
-                                Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
-                                Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
-                                Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
-                                Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
-                                Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
-                                Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1}}) {
-          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
-                       std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
-                       ", steps " + std::to_string(v.steps) + ", frequency warps " +
-                       std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
-                       ", single-message kernel " + std::to_string(v.single) + (v.transposed ? ", G^T" : ", G"));
-          const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
-          EXPECT_TRUE(test::same_sums(other, plain));
-          // One slice: every row whole, several tiles.
-          const std::vector<ZDouble> whole =
-              run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
-          EXPECT_TRUE(test::same_sums(whole, plain));
-        }
-      }
+  for_each_walk_problem(3, {2, 0}, {3, 4, 5}, [](const Problem& problem) {
+    const Channel channel = problem.channel;
+    const int nb = problem.dims.nb;
+    const std::vector<int>& frequencies = problem.dims.exchange_frequencies;
+    const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+    const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
+    for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
+                            Variant{8, 3, false}, Variant{1, 16, true}, Variant{1, 1, true, false, 2},
+                            Variant{2, 1, true, false, 4}, Variant{4, 3, false, false, 4},
+                            Variant{8, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4},
+                            Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
+                            Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
+                            Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
+                            Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1}}) {
+      SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
+                   std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
+                   ", steps " + std::to_string(v.steps) + ", frequency warps " +
+                   std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
+                   ", single-message kernel " + std::to_string(v.single) + (v.transposed ? ", G^T" : ", G"));
+      const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
+      EXPECT_TRUE(test::same_sums(other, plain));
+      // One slice: every row whole, several tiles.
+      const std::vector<ZDouble> whole =
+          run<ZDouble, ZDouble>(problem, {SliceRange{0, problem.dims.entries()}}, 1, v).gt;
+      EXPECT_TRUE(test::same_sums(whole, plain));
+    }
+  });
 }
 
 // The single-message kernel (batch 1, one frequency warp; its threads walk every whole row of their
@@ -165,27 +178,25 @@ TEST(Variants, ChangeNoSum) {
 // exchange frequency to the next and diagonals of 2 and 4 steps overhang the last frequency, and with
 // a row tile of 4 set (which it does not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
-  for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{1, 2, 3}})
-    for (const int nb : {1, 2})
-      for (const Channel channel : kAllChannels) {
-        Problem problem = small_problem(nb, channel, 4);
-        problem.dims.exchange_momenta = {0, 4, 1};
-        problem.dims.exchange_frequencies = frequencies;
-        // Each uneven slice holds a few whole rows; the whole G_t holds them all.
-        const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
-        const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
-        const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
-        const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
-        for (const auto& [rows, steps] : {std::pair{1, 1}, std::pair{4, 1}, std::pair{1, 2}, std::pair{1, 4}}) {
-          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + std::to_string(frequencies.size()) +
-                       " frequencies, row tile " + std::to_string(rows) + ", frequency steps " + std::to_string(steps));
-          const Variant v{rows, 1, true, false, steps, 1, 1};
-          for (const std::vector<SliceRange>& ranges : {slices, whole}) {
-            EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
-            EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
-          }
-        }
+  for_each_walk_problem(4, {2, 0}, {1, 2, 3}, [](const Problem& problem) {
+    const Channel channel = problem.channel;
+    const int nb = problem.dims.nb;
+    const std::vector<int>& frequencies = problem.dims.exchange_frequencies;
+    // Each uneven slice holds a few whole rows; the whole G_t holds them all.
+    const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+    const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
+    const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+    const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
+    for (const auto& [rows, steps] : {std::pair{1, 1}, std::pair{4, 1}, std::pair{1, 2}, std::pair{1, 4}}) {
+      SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + std::to_string(frequencies.size()) +
+                   " frequencies, row tile " + std::to_string(rows) + ", frequency steps " + std::to_string(steps));
+      const Variant v{rows, 1, true, false, steps, 1, 1};
+      for (const std::vector<SliceRange>& ranges : {slices, whole}) {
+        EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
+        EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
       }
+    }
+  });
 }
 
 // The previous kernel, kept for pp_up_down with one message per pass, against the reference and the
