@@ -101,8 +101,8 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // one per entry. The kSteps fixed values are read once and held in message precision; slots and
 // bubble factor positions advance by increments. The price is registers: compiled for sm_90, 60–72
 // per thread with 2 steps and 88–110 with 4, against 54–56 for the walk in order
-// (docs/results/sm90_registers_single_message.txt). Not yet measured on a GPU; on a CPU
-// (docs/results/cpu_single_message_diagonal.md) pp_up_down and ph_transverse ran faster with it.
+// (docs/results/sm90_registers_single_message.txt). Not yet measured on a GPU; a 2-core CPU resolved
+// no difference either way (docs/results/cpu_single_message_diagonal.md).
 template <class Scalar, class Message, Channel kChannel, int kSteps>
 struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {
   using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false>;
@@ -120,16 +120,15 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
     const OuterIndex base = order.shape.decode(inner, pair);  // extended frequencies
     const std::uint32_t nq = order.shape.nq.divisor();
     const std::uint32_t omega_0 = order.first_omega + window * kSteps;
-    const std::uint64_t row_stride =
-        static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
+    const auto stride = static_cast<std::int64_t>(static_cast<std::uint64_t>(order.shape.inner_size.divisor()) *
+                                                  order.shape.pair_size.divisor());  // one exchange row
     // Entry (momentum q, step s) is row q + nq·(Ω_0 + s) of G_t, in the slice when that row is one of
     // its whole rows: q + nq·s + row_shift < row_count, in wrapping unsigned arithmetic.
     const std::uint32_t row_shift = nq * omega_0 - order.first_row;
-    // Its slot is slot_0 + s·step_delta + q·row_stride: a step moves the inner index and the pair by
+    // Its slot is slot_0 + s·step_delta + q·stride: a step moves the inner index and the pair by
     // one frequency each (frequency_move) and the row by nq. Signed: slot_0 may lie before the slice.
     const auto frequency_move = static_cast<std::int64_t>(order.inner_per_frequency) +
                                 static_cast<std::int64_t>(order.shape.inner_size.divisor()) * order.shape.nc.divisor();
-    const auto stride = static_cast<std::int64_t>(row_stride);
     const std::int64_t slot_0 = static_cast<std::int64_t>(order.body_slot(inner, pair, order.first_row)) +
                                 this->step_offset(0) * frequency_move +
                                 stride * (static_cast<std::int64_t>(nq) * omega_0 - order.first_row);
@@ -169,7 +168,8 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
-    for (std::uint32_t q = 0; q < nq; ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
+    for (std::uint32_t q = 0; q < nq;
+         ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
       // This momentum's kSteps G_t values, then its cross value: all in flight together.
       Scalar old[kSteps];
       bool in_slice[kSteps];
