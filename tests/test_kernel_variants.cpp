@@ -46,6 +46,12 @@ Problem small_problem(int nb, Channel channel, std::size_t measurements) {
   return problem;
 }
 
+// "ph_magnetic, nb 2, 3 frequencies": what names a problem of for_each_walk_problem in a trace.
+std::string describe(const Problem& problem) {
+  return to_string(problem.channel) + ", nb " + std::to_string(problem.dims.nb) + ", " +
+         std::to_string(problem.dims.exchange_frequencies.size()) + " frequencies";
+}
+
 // `body(problem)` for nb 1 and 2, every channel, exchange momenta {0, 4, 1} (more rows than a tile
 // or a frequency diagonal covers) and exchange frequencies `first`, then `second`.
 template <class Body>
@@ -142,9 +148,6 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
 TEST(Variants, ChangeNoSum) {
   for_each_walk_problem(3, {2, 0}, {3, 4, 5}, [](const Problem& problem) {
-    const Channel channel = problem.channel;
-    const int nb = problem.dims.nb;
-    const std::vector<int>& frequencies = problem.dims.exchange_frequencies;
     const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
     const std::vector<ZDouble> plain = run<ZDouble, ZDouble>(problem, slices, 1, {1, 1, true}).gt;
     for (const Variant v : {Variant{2, 1, true}, Variant{1, 2, true}, Variant{2, 2, false}, Variant{4, 2, true},
@@ -155,10 +158,8 @@ TEST(Variants, ChangeNoSum) {
                             Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
                             Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
                             Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1}}) {
-      SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " +
-                   std::to_string(frequencies.size()) + " frequencies, rows " + std::to_string(v.rows) +
-                   ", steps " + std::to_string(v.steps) + ", frequency warps " +
-                   std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
+      SCOPED_TRACE(describe(problem) + ", rows " + std::to_string(v.rows) + ", steps " + std::to_string(v.steps) +
+                   ", frequency warps " + std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
                    ", single-message kernel " + std::to_string(v.single) + (v.transposed ? ", G^T" : ", G"));
       const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
       EXPECT_TRUE(test::same_sums(other, plain));
@@ -179,17 +180,14 @@ TEST(Variants, ChangeNoSum) {
 // a row tile of 4 set (which it does not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
   for_each_walk_problem(4, {2, 0}, {1, 2, 3}, [](const Problem& problem) {
-    const Channel channel = problem.channel;
-    const int nb = problem.dims.nb;
-    const std::vector<int>& frequencies = problem.dims.exchange_frequencies;
     // Each uneven slice holds a few whole rows; the whole G_t holds them all.
     const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
     const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
     const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
     const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
     for (const auto& [rows, steps] : {std::pair{1, 1}, std::pair{4, 1}, std::pair{1, 2}, std::pair{1, 4}}) {
-      SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + std::to_string(frequencies.size()) +
-                   " frequencies, row tile " + std::to_string(rows) + ", frequency steps " + std::to_string(steps));
+      SCOPED_TRACE(describe(problem) + ", row tile " + std::to_string(rows) + ", frequency steps " +
+                   std::to_string(steps));
       const Variant v{rows, 1, true, false, steps, 1, 1};
       for (const std::vector<SliceRange>& ranges : {slices, whole}) {
         EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
