@@ -132,7 +132,8 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
     const std::int64_t slot_0 = static_cast<std::int64_t>(order.body_slot(inner, pair, order.first_row)) +
                                 this->step_offset(0) * frequency_move +
                                 stride * (static_cast<std::int64_t>(nq) * omega_0 - order.first_row);
-    const std::int64_t step_delta = (this->step_offset(1) - this->step_offset(0)) * frequency_move + stride * nq;
+    const int step_sign = this->step_offset(1) - this->step_offset(0);  // δ per step: +1 pp_up_down, −1 ph
+    const std::int64_t step_delta = step_sign * frequency_move + stride * nq;
     // The steps whose frequencies lie in [0, 2n) and exchange frequency below N_Ω, with their fixed
     // values in message precision.
     std::uint32_t steps = 0;
@@ -162,8 +163,7 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
     if constexpr (Base::kBubble) {
       this->factor_positions(this->step(base, 0), nq * omega_0, left_q, right_q);
       const auto per_frequency = static_cast<std::uint32_t>(this->at.nb * this->at.nb * this->at.nc);
-      factor_step = this->factor_stride * nq +
-                    static_cast<std::uint32_t>(this->step_offset(1) - this->step_offset(0)) * per_frequency;
+      factor_step = this->factor_stride * nq + static_cast<std::uint32_t>(step_sign) * per_frequency;
     }
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
