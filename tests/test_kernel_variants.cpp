@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,11 @@
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/walker.hpp"
 #include "same_sums.hpp"
+
+namespace ringcomm::gt {
+// GoogleTest prints a PassKernel that differs by its name (found by argument-dependent lookup).
+void PrintTo(PassKernel kernel, std::ostream* out) { *out << to_string(kernel); }
+}  // namespace ringcomm::gt
 
 namespace {
 
@@ -291,6 +297,44 @@ TEST(Variants, PassKernelFollowsTheSettings) {
   EXPECT_EQ(shared.pass_kernel(1), Kernel::channel);
   EXPECT_STREQ(to_string(Kernel::single_diagonal), "diagonal");
   EXPECT_STREQ(to_string(Kernel::single_message), "single");
+}
+
+// Unset frequency steps follow default_frequency_steps(channel, w), w true only where a single
+// message takes the single-message kernel's diagonal walk; where it cannot, a default above 1 would
+// send it to the general kernel (or make the walk read one cross value for frequencies that do not
+// share it). On CPUs every default is 1, so the branches are told apart on GPU builds.
+TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
+  using Accumulator = GtAccumulator<ZFloat, ZFloat>;
+  const auto kernel_for = [](int steps) { return steps > 1 ? PassKernel::single_diagonal : PassKernel::single_message; };
+  for (const Channel channel : {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_magnetic}) {
+    SCOPED_TRACE(to_string(channel));
+    Problem problem = small_problem(1, channel, 1);
+    problem.dims.exchange_frequencies = {1, 2, 3};
+    Kokkos::View<ZFloat*> slice("slice", problem.dims.entries());
+    const SliceRange all{0, problem.dims.entries()};
+    const int walk = Accumulator::default_frequency_steps(channel, true);
+    const int elsewhere = Accumulator::default_frequency_steps(channel, false);
+    EXPECT_EQ(elsewhere, 1);
+    Accumulator accumulate(problem.dims, channel, slice, all);
+    EXPECT_EQ(accumulate.frequency_steps(), walk);
+    EXPECT_EQ(accumulate.pass_kernel(1), kernel_for(walk));
+    accumulate.set_batch(3);  // batches: the general kernel with one step
+    EXPECT_EQ(accumulate.frequency_steps(), elsewhere);
+    accumulate.set_batch(1);
+    accumulate.set_single_message_kernel(false);
+    EXPECT_EQ(accumulate.frequency_steps(), elsewhere);
+    EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::channel);
+    accumulate.set_single_message_kernel(true);
+    accumulate.set_frequency_warps(2);
+    EXPECT_EQ(accumulate.frequency_steps(), elsewhere);
+    Accumulator shared(problem.dims, channel, slice, all, ExecSpace(), Updates::concurrent);
+    EXPECT_EQ(shared.frequency_steps(), elsewhere);
+    problem.dims.exchange_frequencies = {2, 0};  // no shared cross values: the walk in order
+    Kokkos::View<ZFloat*> unsorted_slice("unsorted slice", problem.dims.entries());
+    Accumulator unsorted(problem.dims, channel, unsorted_slice, {0, problem.dims.entries()});
+    EXPECT_EQ(unsorted.frequency_steps(), elsewhere);
+    EXPECT_EQ(unsorted.pass_kernel(1), PassKernel::single_message);
+  }
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

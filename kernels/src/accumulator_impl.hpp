@@ -323,20 +323,33 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message,
 template <class Scalar, class MessageScalar>
 PassKernel GtAccumulator<Scalar, MessageScalar>::pass_kernel(int messages) const {
   if (messages == 1 && scratch_->batch == 1 && warp_tile_kernel_) return PassKernel::warp_tiles;
-  if (messages != 1 || !single_message_kernel_ || updates_ == Updates::concurrent || frequency_warps() > 1)
-    return PassKernel::channel;
-  if (frequency_steps_ == 1) return PassKernel::single_message;
+  if (messages != 1 || !single_message_pass()) return PassKernel::channel;
+  if (frequency_steps() == 1) return PassKernel::single_message;
   // The diagonal walk reads one cross value for all its steps, which holds for Ω_j = Ω_0 + j only.
   return consecutive(dims_.exchange_frequencies) ? PassKernel::single_diagonal : PassKernel::channel;
 }
 
 template <class Scalar, class MessageScalar>
+bool GtAccumulator<Scalar, MessageScalar>::single_message_pass() const {
+  return single_message_kernel_ && updates_ == Updates::exclusive && frequency_warps() == 1;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::frequency_steps() const {
+  if (frequency_steps_ > 0) return frequency_steps_;
+  const bool diagonal_walk = scratch_->batch == 1 && !warp_tile_kernel_ && single_message_pass() &&
+                             consecutive(dims_.exchange_frequencies);
+  return default_frequency_steps(channel_, diagonal_walk);
+}
+
+template <class Scalar, class MessageScalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
+  const int steps = frequency_steps();
   switch (pass_kernel(count)) {
     case PassKernel::single_message: return launch_with<kChannel, false, 1, 1, false, false, true>(messages, count);
     case PassKernel::single_diagonal:
-      if (frequency_steps_ == 2) return launch_with<kChannel, false, 1, 2, false, false, true>(messages, count);
+      if (steps == 2) return launch_with<kChannel, false, 1, 2, false, false, true>(messages, count);
       return launch_with<kChannel, false, 1, 4, false, false, true>(messages, count);
     default: break;  // the general kernel (warp tiles never come here: operator() runs them)
   }
@@ -361,8 +374,8 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
   if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
   // A single message, one frequency per thread: positions computed where used (the only shape
   // measured faster without a batch to share positions over).
-  if (count == 1 && frequency_steps_ == 1) return with_rows(One{}, Off{}, Off{});
-  switch (frequency_steps_) {
+  if (count == 1 && steps == 1) return with_rows(One{}, Off{}, Off{});
+  switch (steps) {
     case 1: return with_rows(One{}, On{}, Off{});
     case 2: return with_rows(Two{}, On{}, Off{});
     default: return with_rows(Four{}, On{}, Off{});

@@ -99,10 +99,13 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // G_σ value of the kSteps entries of one momentum is the same (consecutive exchange frequencies
 // only), so it is read once for them: kSteps entries per cross read, where SingleMessageKernel reads
 // one per entry. The kSteps fixed values are read once and held in message precision; slots and
-// bubble factor positions advance by increments. The price is registers: compiled for sm_90, 60–72
-// per thread with 2 steps and 88–110 with 4, against 54–56 for the walk in order
-// (docs/results/sm90_registers_single_message.txt). Not yet measured on a GPU; a 2-core CPU resolved
-// no difference either way (docs/results/cpu_single_message_diagonal.md).
+// bubble factor positions advance by increments, and the next momentum's G_t values are loaded
+// before this one's terms are formed. The price is registers: on an H200 (sm_90) 68–80 per thread
+// with 2 steps and 104–118 with 4 in double, against 54–56 for the walk in order, so occupancy drops
+// to 24–41 %. There it wins for complex<float> pp_up_down and ph_transverse with 4 steps (0.71–0.81 of
+// the copy rate against 0.63–0.70) and loses elsewhere (docs/results/h200_single_message_diagonal,
+// which GtAccumulator::default_frequency_steps follows); a 2-core CPU resolved no difference
+// (docs/results/cpu_single_message_diagonal.md).
 template <class Scalar, class Message, Channel kChannel, int kSteps>
 struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {
   using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false>;
@@ -165,33 +168,53 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
       const auto per_frequency = static_cast<std::uint32_t>(this->at.nb * this->at.nb * this->at.nc);
       factor_step = this->factor_stride * nq + static_cast<std::uint32_t>(step_sign) * per_frequency;
     }
+    // The G_t values of momentum q + 1 are loaded before momentum q's terms are formed and stored, so
+    // that they are in flight meanwhile: the compiler may not move a load above a store that could
+    // reach the same address, so without this each momentum would wait for its loads in turn.
+    Scalar old[kSteps];
+    std::uint32_t in_slice = load_momentum(old, 0, steps, row_shift, slot_q, step_delta);
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
     for (std::uint32_t q = 0; q < nq;
          ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
-      // This momentum's kSteps G_t values, then its cross value: all in flight together.
-      Scalar old[kSteps];
-      bool in_slice[kSteps];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-      for (int s = 0; s < kSteps; ++s) {
-        in_slice[s] = (steps >> s & 1u) && q + nq * static_cast<std::uint32_t>(s) + row_shift < order.row_count;
-        if (in_slice[s]) old[s] = this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta));
-      }
+      Scalar next[kSteps];
+      const std::uint32_t next_in_slice =
+          q + 1 < nq ? load_momentum(next, q + 1, steps, row_shift, slot_q + stride, step_delta) : 0u;
       const Pair cross = this->read_cross(this->cross_position(cross_x, q, cross_omega), 0);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
       for (int s = 0; s < kSteps; ++s) {
-        if (!in_slice[s]) continue;
-        const std::uint32_t left = left_q + s * factor_step, right = right_q + s * factor_step;
-        const Pair fixed{widen<Scalar>(fixed_up[s]), widen<Scalar>(fixed_down[s])};
-        this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
-            old[s] + w * this->combine(fixed, cross, left, right, 0);
+        if (in_slice >> s & 1u) {
+          const std::uint32_t left = left_q + s * factor_step, right = right_q + s * factor_step;
+          const Pair fixed{widen<Scalar>(fixed_up[s]), widen<Scalar>(fixed_down[s])};
+          this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
+              old[s] + w * this->combine(fixed, cross, left, right, 0);
+        }
+        old[s] = next[s];
       }
+      in_slice = next_in_slice;
     }
+  }
+
+ private:
+  // Loads the G_t values of momentum q for the steps in `steps` whose row is one of the slice's whole
+  // rows (q + nq·s + row_shift < row_count, wrapping); returns those steps as a bit set.
+  KOKKOS_INLINE_FUNCTION std::uint32_t load_momentum(Scalar (&values)[kSteps], std::uint32_t q,
+                                                     std::uint32_t steps, std::uint32_t row_shift,
+                                                     std::int64_t slot_q, std::int64_t step_delta) const {
+    const std::uint32_t nq = this->order.shape.nq.divisor();
+    std::uint32_t loaded = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int s = 0; s < kSteps; ++s)
+      if ((steps >> s & 1u) && q + nq * static_cast<std::uint32_t>(s) + row_shift < this->order.row_count) {
+        values[s] = this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta));
+        loaded |= 1u << s;
+      }
+    return loaded;
   }
 };
 

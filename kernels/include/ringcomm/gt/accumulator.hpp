@@ -77,14 +77,13 @@ class GtAccumulator {
   // same (SliceOrder in gt_kernel.hpp): index decoding and G_σ reads are shared by those entries.
   // Row tile: 1, 2, 4 or 8 momenta; frequency steps: 1, 2 or 4; anything else throws ringcomm::Error.
   // Unless set, the row tile follows the channel, the precision and whether messages come in batches
-  // (default_exchange_row_tile), and a thread walks one frequency: walking 2 or 4 reads fewer G_σ
-  // values but holds more registers, and was the faster choice in one case only (docs/results).
+  // (default_exchange_row_tile), and a thread walks one frequency but where default_frequency_steps
+  // says otherwise: walking 2 or 4 reads fewer G_σ values but holds more registers.
   // A single message (batch 1, one frequency warp, exclusive updates) goes to the single-message
   // kernel instead where it is on (set_single_message_kernel; pass_kernel says which kernel runs).
   // Row tiles and row warps do not apply to it; frequency steps of 2 or 4 make it walk frequency
   // diagonals when the exchange frequencies are consecutive.
   static constexpr int kMaxExchangeRowTile = 8;
-  static constexpr int kDefaultFrequencySteps = 1;
   // Measured on an H200 at the paper size (docs/results/h200_batched/README.md and
   // docs/results/h200_diagonal_warps/README.md). One message per pass without the single-message
   // kernel: 4 momenta for a complex<double> G_t and 8 for complex<float>, whose entries carry half the
@@ -108,7 +107,24 @@ class GtAccumulator {
   // The row tile for this accumulator's batch: the one set, else default_exchange_row_tile.
   int exchange_row_tile() const;
   void set_frequency_steps(int steps);
-  int frequency_steps() const { return frequency_steps_; }
+  // The steps set, else default_frequency_steps(channel, w) with w: whether single messages take the
+  // single-message kernel's diagonal walk here (batch 1, that kernel on, exclusive updates, one
+  // frequency warp, consecutive exchange frequencies).
+  int frequency_steps() const;
+  // Measured on an H200 (docs/results/h200_single_message_diagonal): the diagonal walk of 4 steps
+  // runs single messages in complex<float> faster for pp_up_down and ph_transverse (0.72–0.81 of the
+  // copy rate against 0.63–0.70 with one step, nb = 1 and 2) and slower for the bubble channels and
+  // for a complex<double> G_t, whose 4 steps take 104–118 registers a thread. 1 everywhere else:
+  // batches gained from steps in one case only (docs/results), and CPUs resolved no difference.
+  static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk) {
+#ifdef KOKKOS_ENABLE_CUDA
+    const bool float_gt = sizeof(Scalar) <= 8;  // complex<float>
+    return diagonal_walk && float_gt && (channel == Channel::pp_up_down || channel == Channel::ph_transverse) ? 4 : 1;
+#else
+    (void)channel, (void)diagonal_walk;
+    return 1;
+#endif
+  }
   // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
   // each: they read the same cross values at about the same time on one multiprocessor, so all but
   // the first can find them in L1 instead of L2 (what the frequency steps of one thread do, without
@@ -154,9 +170,9 @@ class GtAccumulator {
   // single-message kernel (gt_kernel_single_message.hpp), whose threads each decode their inner index
   // and pair once and walk every exchange row for them, rather than by the kernel above with one
   // entry per thread. The two agree to rounding. With one frequency step a thread walks the rows in
-  // order; with 2 or 4 (set_frequency_steps) and consecutive exchange frequencies it walks every
-  // momentum of that many frequencies along their diagonal and reads one cross G_σ value for all of
-  // them (PassKernel::single_diagonal). Default
+  // order; with 2 or 4 (frequency_steps(): set, or default_frequency_steps) and consecutive exchange
+  // frequencies it walks every momentum of that many frequencies along their diagonal and reads one
+  // cross G_σ value for all of them (PassKernel::single_diagonal). Default
   // (default_single_message_kernel): on when G_t has more than one exchange row (N_Q·N_Ω > 1). Then an
   // H200 runs it at 0.62–0.80 of the copy rate against 0.53–0.75 (docs/results/h200_single_message),
   // and a CPU (Serial, 40 rows) in 0.40–0.55 of the time (docs/results/cpu_single_message_kernel.md);
@@ -234,6 +250,9 @@ class GtAccumulator {
   void apply_with_warp_tiles(const Message* message) const;
   void prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
+  // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
+  // the settings other than the frequency steps go.
+  bool single_message_pass() const;
   struct Scratch;
 
   Dims dims_;
@@ -245,7 +264,7 @@ class GtAccumulator {
   DeviceTables tables_;
   std::string label_;  // kernel name for profilers
   int row_tile_ = 0;  // 0: default_exchange_row_tile
-  int frequency_steps_ = kDefaultFrequencySteps;
+  int frequency_steps_ = 0;  // 0: default_frequency_steps
   int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
   bool warp_tile_kernel_ = false;
