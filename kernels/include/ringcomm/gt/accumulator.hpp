@@ -112,7 +112,7 @@ class GtAccumulator {
   // frequency warp, consecutive exchange frequencies).
   int frequency_steps() const;
   // Measured on an H200 (docs/results/h200_single_message_diagonal): the diagonal walk of 4 steps
-  // runs single messages in complex<float> faster for pp_up_down and ph_transverse (0.72–0.81 of the
+  // runs single messages in complex<float> faster for pp_up_down and ph_transverse (0.71–0.81 of the
   // copy rate against 0.63–0.70 with one step, nb = 1 and 2) and slower for the bubble channels and
   // for a complex<double> G_t, whose 4 steps take 104–118 registers a thread. 1 everywhere else:
   // batches gained from steps in one case only (docs/results), and CPUs resolved no difference.
