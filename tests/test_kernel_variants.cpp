@@ -301,8 +301,9 @@ TEST(Variants, PassKernelFollowsTheSettings) {
 
 // Unset frequency steps follow default_frequency_steps(channel, w), w true only where a single
 // message takes the single-message kernel's diagonal walk; where it cannot, a default above 1 would
-// send it to the general kernel (or make the walk read one cross value for frequencies that do not
-// share it). On CPUs every default is 1, so the branches are told apart on GPU builds.
+// send single messages to the general kernel. On CPUs every default is 1, so the branches are told
+// apart on GPU builds (a GPU run with the consecutive-frequency condition dropped went red:
+// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
   using Accumulator = GtAccumulator<ZFloat, ZFloat>;
   const auto kernel_for = [](int steps) { return steps > 1 ? PassKernel::single_diagonal : PassKernel::single_message; };
