@@ -154,8 +154,9 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.transposed_reads = v.transposed_reads;
   r.batch = batch;
   r.row_warps = v.row_warps;
-  r.warp_tile_kernel = accumulate.warp_tile_kernel() && batch == 1;
-  r.kernel = gt::to_string(accumulate.pass_kernel(batch));
+  const gt::PassKernel pass = accumulate.pass_kernel(batch);
+  r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
+  r.kernel = gt::to_string(pass);
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
