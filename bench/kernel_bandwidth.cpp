@@ -46,6 +46,7 @@ struct Options {
   std::vector<int> batches{1};
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
   std::vector<int> single_message_kernel{-1};  // the same
+  std::vector<int> diagonal_loads_ahead{-1};   // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
@@ -79,6 +80,7 @@ struct ChannelResult {
   int batch = 1;
   int row_warps = 1;
   bool warp_tile_kernel = false;
+  bool diagonal_loads_ahead = true;  // what the diagonal walk does (kernel "diagonal" only)
   std::string kernel;  // gt::to_string(GtAccumulator::pass_kernel): tiles, single, diagonal or rows
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
@@ -122,6 +124,7 @@ struct Variant {
   int batch = 1;
   int warp_tile_kernel = -1;
   int single_message_kernel = -1;
+  int diagonal_loads_ahead = -1;
 };
 
 template <class Scalar, class Message>
@@ -138,6 +141,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   accumulate.set_batch(batch);
   if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
   if (v.single_message_kernel >= 0) accumulate.set_single_message_kernel(v.single_message_kernel == 1);
+  if (v.diagonal_loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(v.diagonal_loads_ahead == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -156,6 +160,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_warps = v.row_warps;
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
+  r.diagonal_loads_ahead = accumulate.diagonal_loads_ahead();
   r.kernel = gt::to_string(pass);
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
@@ -185,7 +190,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
             for (const bool transposed : o.transposed_reads)
               for (const int batch : o.batches)
                 for (const int tiles : o.warp_tile_kernel)
-                  for (const int single : o.single_message_kernel) {
+                  for (const int single : o.single_message_kernel)
+                  for (const int ahead : o.diagonal_loads_ahead) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -194,7 +200,9 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
                   // Batches never run the single-message kernel: measured once.
                   if (batch > 1 && single != o.single_message_kernel.front()) continue;
-                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles, single};
+                  // Loads ahead change the diagonal walk only (single messages, frequency steps above 1).
+                  if ((batch > 1 || steps == 1) && ahead != o.diagonal_loads_ahead.front()) continue;
+                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles, single, ahead};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -230,7 +238,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "G^T", "batch", "kernel", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "G^T", "batch", "kernel", "ahead", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -249,6 +257,7 @@ int run(const Options& o, const std::string& command_line) {
     row["exchange_row_warps"] = r.row_warps;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
+    if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.diagonal_loads_ahead;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -264,6 +273,7 @@ int run(const Options& o, const std::string& command_line) {
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
                    std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.kernel,
+                   r.kernel != gt::to_string(gt::PassKernel::single_diagonal) ? "-" : r.diagonal_loads_ahead ? "yes" : "no",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -382,6 +392,12 @@ int main(int argc, char** argv) {
              "walk every exchange row (GtAccumulator::set_single_message_kernel), each measured (default: "
              "GtAccumulator's: on when G_t has more than one exchange row)",
              on_off_list(o.single_message_kernel, "--single-message-kernel"));
+  cli.option("--diagonal-loads-ahead", "LIST",
+             "on, off or on,off: whether the single-message kernel's diagonal walk loads the next exchange "
+             "momentum's G_t values ahead (GtAccumulator::set_diagonal_loads_ahead; column \"ahead\"), each "
+             "measured where that walk runs (default: GtAccumulator's: on, off for a complex<double> G_t with "
+             "nb > 1 on GPUs)",
+             on_off_list(o.diagonal_loads_ahead, "--diagonal-loads-ahead"));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",

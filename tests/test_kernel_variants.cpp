@@ -10,6 +10,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -92,6 +93,7 @@ struct Variant {
   int steps = 1;                  // exchange frequencies per thread
   int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
   int single = -1;                // single-message kernel: -1 the default, 0 off, 1 on
+  int loads_ahead = -1;           // its diagonal walk's loads of the next momentum: the same
 };
 
 template <class Scalar, class Message>
@@ -113,6 +115,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
     if (variant.single >= 0) accumulate.set_single_message_kernel(variant.single == 1);
+    if (variant.loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(variant.loads_ahead == 1);
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -163,10 +166,12 @@ TEST(Variants, ChangeNoSum) {
                             Variant{1, 2, false, false, 1, 2}, Variant{4, 1, true, false, 1, 2},
                             Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
                             Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
-                            Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1}}) {
+                            Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1},
+                            Variant{1, 1, true, false, 2, 1, 1, 0}, Variant{1, 1, false, false, 4, 1, 1, 0}}) {
       SCOPED_TRACE(describe(problem) + ", rows " + std::to_string(v.rows) + ", steps " + std::to_string(v.steps) +
                    ", frequency warps " + std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
-                   ", single-message kernel " + std::to_string(v.single) + (v.transposed ? ", G^T" : ", G"));
+                   ", single-message kernel " + std::to_string(v.single) + ", loads ahead " +
+                   std::to_string(v.loads_ahead) + (v.transposed ? ", G^T" : ", G"));
       const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
       EXPECT_TRUE(test::same_sums(other, plain));
       // One slice: every row whole, several tiles.
@@ -182,8 +187,8 @@ TEST(Variants, ChangeNoSum) {
 // on: every channel in double and mixed precision against the reference, on slices that begin and
 // end inside rows (their partial rows are ChannelKernel's) and on the whole G_t, with frequencies
 // {2, 0} (unsorted: the diagonal walk does not apply) and {1, 2, 3}, so that walks cross from one
-// exchange frequency to the next and diagonals of 2 and 4 steps overhang the last frequency, and with
-// a row tile of 4 set (which it does not use).
+// exchange frequency to the next and diagonals of 2 and 4 steps overhang the last frequency, with
+// and without the next momentum's G_t loaded ahead, and with a row tile of 4 set (which it does not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
   for_each_walk_problem(4, {2, 0}, {1, 2, 3}, [](const Problem& problem) {
     // Each uneven slice holds a few whole rows; the whole G_t holds them all.
@@ -191,10 +196,11 @@ TEST(Variants, SingleMessageKernelMatchesTheReference) {
     const std::vector<SliceRange> whole{SliceRange{0, problem.dims.entries()}};
     const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
     const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
-    for (const auto& [rows, steps] : {std::pair{1, 1}, std::pair{4, 1}, std::pair{1, 2}, std::pair{1, 4}}) {
+    for (const auto& [rows, steps, ahead] : {std::tuple{1, 1, 1}, std::tuple{4, 1, 1}, std::tuple{1, 2, 1},
+                                             std::tuple{1, 4, 1}, std::tuple{1, 2, 0}, std::tuple{1, 4, 0}}) {
       SCOPED_TRACE(describe(problem) + ", row tile " + std::to_string(rows) + ", frequency steps " +
-                   std::to_string(steps));
-      const Variant v{rows, 1, true, false, steps, 1, 1};
+                   std::to_string(steps) + ", loads ahead " + std::to_string(ahead));
+      const Variant v{rows, 1, true, false, steps, 1, 1, ahead};
       for (const std::vector<SliceRange>& ranges : {slices, whole}) {
         EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, ranges, 1, v).gt, reference), 1e-12);
         EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_mixed), 1e-12);
@@ -299,10 +305,10 @@ TEST(Variants, PassKernelFollowsTheSettings) {
   EXPECT_STREQ(to_string(Kernel::single_message), "single");
 }
 
-// Unset frequency steps follow default_frequency_steps(channel, w), w true only where a single
-// message takes the single-message kernel's diagonal walk; where it cannot, a default above 1 would
-// send single messages to the general kernel. On CPUs every default is 1, so the branches are told
-// apart on GPU builds (a GPU run with the consecutive-frequency condition dropped went red:
+// Unset frequency steps follow default_frequency_steps(channel, w, loads ahead), w true only where a
+// single message takes the single-message kernel's diagonal walk; where it cannot, a default above 1
+// would send single messages to the general kernel. On CPUs every default is 1, so the branches are
+// told apart on GPU builds (a GPU run with the consecutive-frequency condition dropped went red:
 // docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
   using Accumulator = GtAccumulator<ZFloat, ZFloat>;
@@ -313,7 +319,7 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
     problem.dims.exchange_frequencies = {1, 2, 3};
     Kokkos::View<ZFloat*> slice("slice", problem.dims.entries());
     const SliceRange all{0, problem.dims.entries()};
-    const int walk = Accumulator::default_frequency_steps(channel, true);
+    const int walk = Accumulator::default_frequency_steps(channel, true, Accumulator::default_diagonal_loads_ahead(1));
     const int elsewhere = Accumulator::default_frequency_steps(channel, false);
     EXPECT_EQ(elsewhere, 1);
     Accumulator accumulate(problem.dims, channel, slice, all);
@@ -336,6 +342,47 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
     EXPECT_EQ(unsorted.frequency_steps(), elsewhere);
     EXPECT_EQ(unsorted.pass_kernel(1), PassKernel::single_message);
   }
+}
+
+// The diagonal walk loads the next momentum's G_t ahead unless default_diagonal_loads_ahead(nb) says
+// otherwise (off for a complex<double> G_t with nb > 1 on GPUs), and the default frequency steps
+// follow the setting in force, also after it is changed. On CPUs the default is on for every shape
+// and every default step count is 1, so the constructor's choice is told apart on GPU builds.
+template <class Scalar, class Message>
+void expect_loads_ahead_defaults(int nb, const std::string& precision) {
+  using Accumulator = GtAccumulator<Scalar, Message>;
+  for (const Channel channel : {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_charge}) {
+    SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", " + precision);
+    Problem problem = small_problem(nb, channel, 1);
+    problem.dims.exchange_frequencies = {1, 2, 3};
+    Kokkos::View<Scalar*> slice("slice", problem.dims.entries());
+    Accumulator accumulate(problem.dims, channel, slice, {0, problem.dims.entries()});
+    const bool ahead = Accumulator::default_diagonal_loads_ahead(nb);
+    EXPECT_EQ(accumulate.diagonal_loads_ahead(), ahead);
+    EXPECT_EQ(accumulate.frequency_steps(), Accumulator::default_frequency_steps(channel, true, ahead));
+    accumulate.set_diagonal_loads_ahead(!ahead);
+    EXPECT_EQ(accumulate.diagonal_loads_ahead(), !ahead);
+    EXPECT_EQ(accumulate.frequency_steps(), Accumulator::default_frequency_steps(channel, true, !ahead));
+    const bool diagonal = accumulate.frequency_steps() > 1;
+    EXPECT_EQ(accumulate.pass_kernel(1), diagonal ? PassKernel::single_diagonal : PassKernel::single_message);
+  }
+}
+
+TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
+  for (const int nb : {1, 2}) {
+    expect_loads_ahead_defaults<ZDouble, ZDouble>(nb, "double");
+    expect_loads_ahead_defaults<ZDouble, ZFloat>(nb, "mixed");
+    expect_loads_ahead_defaults<ZFloat, ZFloat>(nb, "float");
+  }
+  EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(1));
+  EXPECT_TRUE(GtAccumulator<ZFloat>::default_diagonal_loads_ahead(2));
+#ifdef KOKKOS_ENABLE_CUDA
+  EXPECT_FALSE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
+  EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, false), 2);
+#else
+  EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
+#endif
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

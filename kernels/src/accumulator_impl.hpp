@@ -207,6 +207,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
   warp_tile_kernel_ = default_warp_tile_kernel(channel);
   single_message_kernel_ = default_single_message_kernel(dims);
+  diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
   allocate_scratch(1);
 }
 
@@ -339,18 +340,28 @@ int GtAccumulator<Scalar, MessageScalar>::frequency_steps() const {
   if (frequency_steps_ > 0) return frequency_steps_;
   const bool diagonal_walk = scratch_->batch == 1 && !warp_tile_kernel_ && single_message_pass() &&
                              consecutive(dims_.exchange_frequencies);
-  return default_frequency_steps(channel_, diagonal_walk);
+  return default_frequency_steps(channel_, diagonal_walk, diagonal_loads_ahead_);
 }
 
 template <class Scalar, class MessageScalar>
 template <Channel kChannel>
 void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages, int count) const {
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  using Off = std::false_type;
+  using On = std::true_type;
   const int steps = frequency_steps();
+  // The single-message kernel with `walk` frequency steps (1: the walk in order), loading ahead or not.
+  const auto single = [&](auto walk, auto ahead) {
+    launch_with<kChannel, false, 1, decltype(walk)::value, false, false, true, decltype(ahead)::value>(messages, count);
+  };
   switch (pass_kernel(count)) {
-    case PassKernel::single_message: return launch_with<kChannel, false, 1, 1, false, false, true>(messages, count);
+    case PassKernel::single_message:
+      return single(One{}, std::bool_constant<detail::walk_loads_ahead<Scalar>(kChannel)>{});
     case PassKernel::single_diagonal:
-      if (steps == 2) return launch_with<kChannel, false, 1, 2, false, false, true>(messages, count);
-      return launch_with<kChannel, false, 1, 4, false, false, true>(messages, count);
+      if (steps == 2) return diagonal_loads_ahead_ ? single(Two{}, On{}) : single(Two{}, Off{});
+      return diagonal_loads_ahead_ ? single(Four{}, On{}) : single(Four{}, Off{});
     default: break;  // the general kernel (warp tiles never come here: operator() runs them)
   }
   // Concurrent updates are atomic and rarely the limit: one shape for them.
@@ -365,11 +376,6 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
       default: return launch_with<kChannel, false, 8, kSteps, kHoisted, kSpread>(messages, count);
     }
   };
-  using One = std::integral_constant<int, 1>;
-  using Two = std::integral_constant<int, 2>;
-  using Four = std::integral_constant<int, 4>;
-  using Off = std::false_type;
-  using On = std::true_type;
   // Diagonals spread over warps: one frequency per thread (set_frequency_warps), positions hoisted.
   if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
   // A single message, one frequency per thread: positions computed where used (the only shape
@@ -385,15 +391,19 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 // One pass over the slice for `count` messages, message j at messages + j·message_entries() (slot j
 // of the work space).
 template <class Scalar, class MessageScalar>
-template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle>
+template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle,
+          bool kLoadsAhead>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
   // kSingle: the single-message kernel (pass_kernel: one message, exclusive updates), rows in order
   // (SingleMessageKernel) with one frequency step, along frequency diagonals (SingleMessageDiagonalKernel)
-  // with kSteps; else ChannelKernel.
+  // with kSteps; kLoadsAhead: whether they load the next step's G_t values ahead
+  // (detail::walk_loads_ahead, diagonal_loads_ahead). Else ChannelKernel.
   static_assert(!kSingle || (!kAtomic && kRows == 1 && !kHoisted && !kSpread));
+  static_assert(kLoadsAhead || kSingle);
   using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
-  using Single = std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows>,
-                                    detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps>>;
+  using Single =
+      std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows, kLoadsAhead>,
+                         detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps, kLoadsAhead>>;
   using Kernel = std::conditional_t<kSingle, Single, Channels>;
   if (kSingle && count != 1)
     throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count) + " messages");

@@ -7,8 +7,8 @@
 // thread decodes its inner index and pair once, reads the sign and the fixed G_σ values (which do
 // not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
 // and the slot advance by increments, and only the cross value and the bubble factors are looked up
-// per entry. It takes kRows rows a step and loads the G_t values of the next step before it forms
-// this step's terms, so that those loads are in flight meanwhile. A thread walks `rows_per_thread`
+// per entry. It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
+// before it forms this step's terms (walk_loads_ahead says where). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
 // body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
 // slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
@@ -22,7 +22,23 @@
 
 namespace ringcomm::gt::detail {
 
-template <class Scalar, class Message, Channel kChannel, int kRows>
+// Whether SingleMessageKernel loads the next step's G_t values before it forms this step's terms, so
+// that they are in flight meanwhile, for more registers. On an H200 (docs/results/h200_loads_ahead,
+// against the walk without them in the same runs) that was 0.8–1.5 % faster for a complex<float> G_t
+// in the bubble channels, level for complex<float> pp_up_down, and 0.2–2.7 % slower for a
+// complex<double> G_t and 6 % for complex<float> ph_transverse. CPUs keep the loads, as the kernel was
+// written and measured there (docs/results/cpu_single_message_kernel.md).
+template <class Scalar>
+constexpr bool walk_loads_ahead(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+  return sizeof(Scalar) <= 8 && (channel == Channel::ph_magnetic || channel == Channel::ph_charge);
+#else
+  (void)channel;
+  return true;
+#endif
+}
+
+template <class Scalar, class Message, Channel kChannel, int kRows, bool kLoadsAhead = true>
 struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false> {
   using Base = ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false>;
   using typename Base::Pair;
@@ -49,16 +65,18 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     const std::uint64_t row_stride =
         static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
     std::uint64_t slot = order.body_slot(inner, pair, order.first_row + row);
-    // The G_t values of the next kRows rows are loaded before this step's terms are formed, so that
-    // they are in flight while the cross values are found: 2 × kRows loads per thread at a time.
+    // kLoadsAhead: the G_t values of the next kRows rows are loaded before this step's terms are
+    // formed, so that they are in flight while the cross values are found (2 × kRows loads per thread
+    // at a time); without, a step's G_t loads are in flight together with its cross reads.
     Scalar old[kRows];
-    load_rows(old, row, end, slot, row_stride);
+    if constexpr (kLoadsAhead) load_rows(old, row, end, slot, row_stride);
 #ifdef __CUDA_ARCH__
 #pragma unroll 1  // kRows rows a step, not more: registers decide the occupancy
 #endif
     for (; row < end; row += kRows, slot += kRows * row_stride) {
       Scalar next[kRows];
-      load_rows(next, row + kRows, end, slot + kRows * row_stride, row_stride);
+      if constexpr (kLoadsAhead) load_rows(next, row + kRows, end, slot + kRows * row_stride, row_stride);
+      else load_rows(old, row, end, slot, row_stride);
       Scalar value[kRows];
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -76,7 +94,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 #endif
       for (int r = 0; r < kRows; ++r) {
         if (row + r < end) this->slice(slot + r * row_stride) = old[r] + value[r];
-        old[r] = next[r];
+        if constexpr (kLoadsAhead) old[r] = next[r];
       }
     }
   }
@@ -99,14 +117,15 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // G_σ value of the kSteps entries of one momentum is the same (consecutive exchange frequencies
 // only), so it is read once for them: kSteps entries per cross read, where SingleMessageKernel reads
 // one per entry. The kSteps fixed values are read once and held in message precision; slots and
-// bubble factor positions advance by increments, and the next momentum's G_t values are loaded
-// before this one's terms are formed. The price is registers: on an H200 (sm_90) 68–80 per thread
-// with 2 steps and 104–118 with 4 in double, against 54–56 for the walk in order, so occupancy drops
-// to 24–41 %. There it wins for complex<float> pp_up_down and ph_transverse with 4 steps (0.71–0.81 of
-// the copy rate against 0.63–0.70) and loses elsewhere (docs/results/h200_single_message_diagonal,
-// which GtAccumulator::default_frequency_steps follows); a 2-core CPU resolved no difference
+// bubble factor positions advance by increments, and with kLoadsAhead the next momentum's G_t values
+// are loaded before this one's terms are formed. The price is registers: on an H200 (sm_90) 68–80
+// per thread with 2 steps and 104–118 with 4 in double with loads ahead (62–72 and 88–106 without),
+// against 48–56 for the walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
+// precision, the channel and nb (GtAccumulator::default_frequency_steps and
+// default_diagonal_loads_ahead follow the H200 measurements in docs/results/
+// h200_single_message_diagonal and h200_loads_ahead); a 2-core CPU resolved no difference
 // (docs/results/cpu_single_message_diagonal.md).
-template <class Scalar, class Message, Channel kChannel, int kSteps>
+template <class Scalar, class Message, Channel kChannel, int kSteps, bool kLoadsAhead = true>
 struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {
   using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false>;
   using typename Base::Pair;
@@ -168,19 +187,24 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
       const auto per_frequency = static_cast<std::uint32_t>(this->at.nb * this->at.nb * this->at.nc);
       factor_step = this->factor_stride * nq + static_cast<std::uint32_t>(step_sign) * per_frequency;
     }
-    // The G_t values of momentum q + 1 are loaded before momentum q's terms are formed and stored, so
-    // that they are in flight meanwhile: the compiler may not move a load above a store that could
-    // reach the same address, so without this each momentum would wait for its loads in turn.
+    // kLoadsAhead: the G_t values of momentum q + 1 are loaded before momentum q's terms are formed
+    // and stored, so that they are in flight meanwhile: the compiler may not move a load above a
+    // store that could reach the same address, so without this each momentum waits for its loads in
+    // turn. Without, a momentum's loads and its cross read are in flight together, in fewer registers.
     Scalar old[kSteps];
-    std::uint32_t in_slice = load_momentum(old, 0, steps, row_shift, slot_q, step_delta);
+    std::uint32_t in_slice = kLoadsAhead ? load_momentum(old, 0, steps, row_shift, slot_q, step_delta) : 0u;
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
     for (std::uint32_t q = 0; q < nq;
          ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
       Scalar next[kSteps];
-      const std::uint32_t next_in_slice =
-          q + 1 < nq ? load_momentum(next, q + 1, steps, row_shift, slot_q + stride, step_delta) : 0u;
+      std::uint32_t next_in_slice = 0;
+      if constexpr (kLoadsAhead) {
+        if (q + 1 < nq) next_in_slice = load_momentum(next, q + 1, steps, row_shift, slot_q + stride, step_delta);
+      } else {
+        in_slice = load_momentum(old, q, steps, row_shift, slot_q, step_delta);
+      }
       const Pair cross = this->read_cross(this->cross_position(cross_x, q, cross_omega), 0);
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -192,9 +216,9 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
           this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
               old[s] + w * this->combine(fixed, cross, left, right, 0);
         }
-        old[s] = next[s];
+        if constexpr (kLoadsAhead) old[s] = next[s];
       }
-      in_slice = next_in_slice;
+      if constexpr (kLoadsAhead) in_slice = next_in_slice;
     }
   }
 

@@ -107,22 +107,43 @@ class GtAccumulator {
   // The row tile for this accumulator's batch: the one set, else default_exchange_row_tile.
   int exchange_row_tile() const;
   void set_frequency_steps(int steps);
-  // The steps set, else default_frequency_steps(channel, w) with w: whether single messages take the
-  // single-message kernel's diagonal walk here (batch 1, that kernel on, exclusive updates, one
-  // frequency warp, consecutive exchange frequencies).
+  // The steps set, else default_frequency_steps(channel, w, diagonal_loads_ahead()) with w: whether
+  // single messages take the single-message kernel's diagonal walk here (batch 1, that kernel on,
+  // exclusive updates, one frequency warp, consecutive exchange frequencies).
   int frequency_steps() const;
-  // Measured on an H200 (docs/results/h200_single_message_diagonal): the diagonal walk of 4 steps
-  // runs single messages in complex<float> faster for pp_up_down and ph_transverse (0.71–0.81 of the
-  // copy rate against 0.63–0.70 with one step, nb = 1 and 2) and slower for the bubble channels and
-  // for a complex<double> G_t, whose 4 steps take 104–118 registers a thread. 1 everywhere else:
-  // batches gained from steps in one case only (docs/results), and CPUs resolved no difference.
-  static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk) {
+  // Measured on an H200 (docs/results/h200_single_message_diagonal, h200_loads_ahead): the diagonal
+  // walk runs single messages of pp_up_down and ph_transverse faster than the walk in order with 4
+  // steps for a complex<float> G_t (0.71–0.81 of the copy rate against 0.63–0.70, nb = 1 and 2), and
+  // with 2 steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.84 against
+  // 0.78–0.80); it is slower for the bubble channels and for a complex<double> G_t that it loads ahead
+  // (nb = 1). 1 everywhere else: batches gained from steps in one case only (docs/results), and CPUs
+  // resolved no difference.
+  static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk, bool loads_ahead = true) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool float_gt = sizeof(Scalar) <= 8;  // complex<float>
-    return diagonal_walk && float_gt && (channel == Channel::pp_up_down || channel == Channel::ph_transverse) ? 4 : 1;
+    if (!diagonal_walk || (channel != Channel::pp_up_down && channel != Channel::ph_transverse)) return 1;
+    return float_gt ? 4 : loads_ahead ? 1 : 2;
 #else
-    (void)channel, (void)diagonal_walk;
+    (void)channel, (void)diagonal_walk, (void)loads_ahead;
     return 1;
+#endif
+  }
+  // Whether the diagonal walk (frequency steps 2 or 4 with single messages) loads the G_t values of
+  // the next exchange momentum before it forms this momentum's terms, so that those loads are in
+  // flight meanwhile, at the price of registers (kSteps more G_t values a thread). Changes no bit.
+  // Default (default_diagonal_loads_ahead, set by the constructor): on, but off on GPUs for a
+  // complex<double> G_t with nb > 1, where an H200 ran the walk 3–11 % faster without, at nb = 1 5–8 %
+  // slower (docs/results/h200_loads_ahead: at nb = 2 lanes of a warp share G_σ values, so a warp waits
+  // less for its loads and the occupancy that the loads' registers cost decides). complex<float>
+  // keeps them: its 4-step walk, the default there, was 1–3 % faster with them at nb = 2.
+  void set_diagonal_loads_ahead(bool on) { diagonal_loads_ahead_ = on; }
+  bool diagonal_loads_ahead() const { return diagonal_loads_ahead_; }
+  static constexpr bool default_diagonal_loads_ahead(int nb) {
+#ifdef KOKKOS_ENABLE_CUDA
+    return nb == 1 || sizeof(Scalar) <= 8;
+#else
+    (void)nb;
+    return true;
 #endif
   }
   // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
@@ -244,7 +265,7 @@ class GtAccumulator {
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
   template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false,
-            bool kSingle = false>
+            bool kSingle = false, bool kLoadsAhead = true>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
@@ -269,6 +290,7 @@ class GtAccumulator {
   int row_warps_ = kDefaultExchangeRowWarps;
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
+  bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
