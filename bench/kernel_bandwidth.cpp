@@ -47,6 +47,7 @@ struct Options {
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
   std::vector<int> single_message_kernel{-1};  // the same
   std::vector<int> diagonal_loads_ahead{-1};   // the same
+  std::vector<int> walk_loads_ahead{-1};       // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
@@ -80,7 +81,7 @@ struct ChannelResult {
   int batch = 1;
   int row_warps = 1;
   bool warp_tile_kernel = false;
-  bool diagonal_loads_ahead = true;  // what the diagonal walk does (kernel "diagonal" only)
+  bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   std::string kernel;  // gt::to_string(GtAccumulator::pass_kernel): tiles, single, diagonal or rows
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
@@ -125,6 +126,7 @@ struct Variant {
   int warp_tile_kernel = -1;
   int single_message_kernel = -1;
   int diagonal_loads_ahead = -1;
+  int walk_loads_ahead = -1;
 };
 
 template <class Scalar, class Message>
@@ -142,6 +144,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
   if (v.single_message_kernel >= 0) accumulate.set_single_message_kernel(v.single_message_kernel == 1);
   if (v.diagonal_loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(v.diagonal_loads_ahead == 1);
+  if (v.walk_loads_ahead >= 0) accumulate.set_walk_loads_ahead(v.walk_loads_ahead == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -160,7 +163,8 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_warps = v.row_warps;
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
-  r.diagonal_loads_ahead = accumulate.diagonal_loads_ahead();
+  r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
+                                                         : accumulate.walk_loads_ahead();
   r.kernel = gt::to_string(pass);
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
@@ -191,7 +195,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
               for (const int batch : o.batches)
                 for (const int tiles : o.warp_tile_kernel)
                   for (const int single : o.single_message_kernel)
-                  for (const int ahead : o.diagonal_loads_ahead) {
+                  for (const int ahead : o.diagonal_loads_ahead)
+                  for (const int walk_ahead : o.walk_loads_ahead) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -200,14 +205,23 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   if (tiles == 1 && (channel != gt::Channel::pp_up_down || !std::is_same_v<Scalar, Message>)) continue;
                   // Batches never run the single-message kernel: measured once.
                   if (batch > 1 && single != o.single_message_kernel.front()) continue;
-                  // Loads ahead change the diagonal walk only (single messages, frequency steps above 1).
+                  // Loads ahead change the single-message walks only: the diagonal one (frequency steps
+                  // above 1) and the one in order (1 step).
                   if ((batch > 1 || steps == 1) && ahead != o.diagonal_loads_ahead.front()) continue;
-                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch, tiles, single, ahead};
+                  if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
+                  const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
+                                        tiles, single, ahead, walk_ahead};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
                   results.back().precision = precision;
                 }
+}
+
+// Whether `kernel` (a gt::to_string(PassKernel)) is one of the single-message walks, which may load ahead.
+bool single_message_walk(const std::string& kernel) {
+  return kernel == gt::to_string(gt::PassKernel::single_message) ||
+         kernel == gt::to_string(gt::PassKernel::single_diagonal);
 }
 
 int run(const Options& o, const std::string& command_line) {
@@ -257,7 +271,8 @@ int run(const Options& o, const std::string& command_line) {
     row["exchange_row_warps"] = r.row_warps;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
-    if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.diagonal_loads_ahead;
+    if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
+    if (r.kernel == gt::to_string(gt::PassKernel::single_message)) row["walk_loads_ahead"] = r.loads_ahead;
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -273,7 +288,7 @@ int run(const Options& o, const std::string& command_line) {
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
                    std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.kernel,
-                   r.kernel != gt::to_string(gt::PassKernel::single_diagonal) ? "-" : r.diagonal_loads_ahead ? "yes" : "no",
+                   !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -398,6 +413,11 @@ int main(int argc, char** argv) {
              "measured where that walk runs (default: GtAccumulator's: on, off for a complex<double> G_t with "
              "nb > 1 on GPUs)",
              on_off_list(o.diagonal_loads_ahead, "--diagonal-loads-ahead"));
+  cli.option("--walk-loads-ahead", "LIST",
+             "on, off or on,off: the same for the single-message kernel's walk in order (one frequency step; "
+             "GtAccumulator::set_walk_loads_ahead), each measured where that walk runs (default: GtAccumulator's: "
+             "on GPUs for complex<float> ph_magnetic and ph_charge only, on CPUs on)",
+             on_off_list(o.walk_loads_ahead, "--walk-loads-ahead"));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",

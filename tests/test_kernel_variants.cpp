@@ -93,7 +93,7 @@ struct Variant {
   int steps = 1;                  // exchange frequencies per thread
   int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
   int single = -1;                // single-message kernel: -1 the default, 0 off, 1 on
-  int loads_ahead = -1;           // its diagonal walk's loads of the next momentum: the same
+  int loads_ahead = -1;           // its walks' loads of the next row or momentum ahead: the same
 };
 
 template <class Scalar, class Message>
@@ -115,7 +115,10 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
     if (variant.single >= 0) accumulate.set_single_message_kernel(variant.single == 1);
-    if (variant.loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(variant.loads_ahead == 1);
+    if (variant.loads_ahead >= 0) {
+      accumulate.set_diagonal_loads_ahead(variant.loads_ahead == 1);
+      accumulate.set_walk_loads_ahead(variant.loads_ahead == 1);
+    }
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -167,7 +170,8 @@ TEST(Variants, ChangeNoSum) {
                             Variant{1, 1, false, false, 1, 4}, Variant{1, 1, true, false, 1, 1, 0},
                             Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
                             Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1},
-                            Variant{1, 1, true, false, 2, 1, 1, 0}, Variant{1, 1, false, false, 4, 1, 1, 0}}) {
+                            Variant{1, 1, true, false, 2, 1, 1, 0}, Variant{1, 1, false, false, 4, 1, 1, 0},
+                            Variant{1, 1, true, false, 1, 1, 1, 0}, Variant{1, 1, true, false, 1, 1, 1, 1}}) {
       SCOPED_TRACE(describe(problem) + ", rows " + std::to_string(v.rows) + ", steps " + std::to_string(v.steps) +
                    ", frequency warps " + std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
                    ", single-message kernel " + std::to_string(v.single) + ", loads ahead " +
@@ -188,7 +192,8 @@ TEST(Variants, ChangeNoSum) {
 // end inside rows (their partial rows are ChannelKernel's) and on the whole G_t, with frequencies
 // {2, 0} (unsorted: the diagonal walk does not apply) and {1, 2, 3}, so that walks cross from one
 // exchange frequency to the next and diagonals of 2 and 4 steps overhang the last frequency, with
-// and without the next momentum's G_t loaded ahead, and with a row tile of 4 set (which it does not use).
+// and without the next row's or momentum's G_t loaded ahead, and with a row tile of 4 set (which it
+// does not use).
 TEST(Variants, SingleMessageKernelMatchesTheReference) {
   for_each_walk_problem(4, {2, 0}, {1, 2, 3}, [](const Problem& problem) {
     // Each uneven slice holds a few whole rows; the whole G_t holds them all.
@@ -197,7 +202,8 @@ TEST(Variants, SingleMessageKernelMatchesTheReference) {
     const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
     const std::vector<std::complex<double>> reference_mixed = reference_gt<ZFloat>(problem);
     for (const auto& [rows, steps, ahead] : {std::tuple{1, 1, 1}, std::tuple{4, 1, 1}, std::tuple{1, 2, 1},
-                                             std::tuple{1, 4, 1}, std::tuple{1, 2, 0}, std::tuple{1, 4, 0}}) {
+                                             std::tuple{1, 4, 1}, std::tuple{1, 1, 0}, std::tuple{1, 2, 0},
+                                             std::tuple{1, 4, 0}}) {
       SCOPED_TRACE(describe(problem) + ", row tile " + std::to_string(rows) + ", frequency steps " +
                    std::to_string(steps) + ", loads ahead " + std::to_string(ahead));
       const Variant v{rows, 1, true, false, steps, 1, 1, ahead};
@@ -346,8 +352,9 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
 
 // The diagonal walk loads the next momentum's G_t ahead unless default_diagonal_loads_ahead(nb) says
 // otherwise (off for a complex<double> G_t with nb > 1 on GPUs), and the default frequency steps
-// follow the setting in force, also after it is changed. On CPUs the default is on for every shape
-// and every default step count is 1, so the constructor's choice is told apart on GPU builds.
+// follow the setting in force, also after it is changed; the walk in order loads the next row ahead
+// where default_walk_loads_ahead(channel) says so. On CPUs both defaults are on for every shape and
+// every default step count is 1, so the constructor's choices are told apart on GPU builds.
 template <class Scalar, class Message>
 void expect_loads_ahead_defaults(int nb, const std::string& precision) {
   using Accumulator = GtAccumulator<Scalar, Message>;
@@ -365,6 +372,7 @@ void expect_loads_ahead_defaults(int nb, const std::string& precision) {
     EXPECT_EQ(accumulate.frequency_steps(), Accumulator::default_frequency_steps(channel, true, !ahead));
     const bool diagonal = accumulate.frequency_steps() > 1;
     EXPECT_EQ(accumulate.pass_kernel(1), diagonal ? PassKernel::single_diagonal : PassKernel::single_message);
+    EXPECT_EQ(accumulate.walk_loads_ahead(), Accumulator::default_walk_loads_ahead(channel));
   }
 }
 
@@ -376,12 +384,16 @@ TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
   }
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(1));
   EXPECT_TRUE(GtAccumulator<ZFloat>::default_diagonal_loads_ahead(2));
+  EXPECT_TRUE(GtAccumulator<ZFloat>::default_walk_loads_ahead(Channel::ph_charge));
 #ifdef KOKKOS_ENABLE_CUDA
   EXPECT_FALSE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
   EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
   EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, false), 2);
+  EXPECT_FALSE(GtAccumulator<ZDouble>::default_walk_loads_ahead(Channel::ph_charge));
+  EXPECT_FALSE(GtAccumulator<ZFloat>::default_walk_loads_ahead(Channel::ph_transverse));
 #else
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
+  EXPECT_TRUE(GtAccumulator<ZDouble>::default_walk_loads_ahead(Channel::ph_charge));
 #endif
 }
 

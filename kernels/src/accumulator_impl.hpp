@@ -208,6 +208,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   warp_tile_kernel_ = default_warp_tile_kernel(channel);
   single_message_kernel_ = default_single_message_kernel(dims);
   diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
+  walk_loads_ahead_ = default_walk_loads_ahead(channel);
   allocate_scratch(1);
 }
 
@@ -357,8 +358,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
     launch_with<kChannel, false, 1, decltype(walk)::value, false, false, true, decltype(ahead)::value>(messages, count);
   };
   switch (pass_kernel(count)) {
-    case PassKernel::single_message:
-      return single(One{}, std::bool_constant<detail::walk_loads_ahead<Scalar>(kChannel)>{});
+    case PassKernel::single_message: return walk_loads_ahead_ ? single(One{}, On{}) : single(One{}, Off{});
     case PassKernel::single_diagonal:
       if (steps == 2) return diagonal_loads_ahead_ ? single(Two{}, On{}) : single(Two{}, Off{});
       return diagonal_loads_ahead_ ? single(Four{}, On{}) : single(Four{}, Off{});
@@ -396,8 +396,8 @@ template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, 
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
   // kSingle: the single-message kernel (pass_kernel: one message, exclusive updates), rows in order
   // (SingleMessageKernel) with one frequency step, along frequency diagonals (SingleMessageDiagonalKernel)
-  // with kSteps; kLoadsAhead: whether they load the next step's G_t values ahead
-  // (detail::walk_loads_ahead, diagonal_loads_ahead). Else ChannelKernel.
+  // with kSteps; kLoadsAhead: whether they load the next step's G_t values ahead (walk_loads_ahead,
+  // diagonal_loads_ahead). Else ChannelKernel.
   static_assert(!kSingle || (!kAtomic && kRows == 1 && !kHoisted && !kSpread));
   static_assert(kLoadsAhead || kSingle);
   using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;

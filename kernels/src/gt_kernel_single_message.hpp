@@ -8,7 +8,7 @@
 // not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
 // and the slot advance by increments, and only the cross value and the bubble factors are looked up
 // per entry. It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
-// before it forms this step's terms (walk_loads_ahead says where). A thread walks `rows_per_thread`
+// before it forms this step's terms (GtAccumulator::walk_loads_ahead). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
 // body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
 // slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
@@ -21,22 +21,6 @@
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {
-
-// Whether SingleMessageKernel loads the next step's G_t values before it forms this step's terms, so
-// that they are in flight meanwhile, for more registers. On an H200 (docs/results/h200_loads_ahead,
-// against the walk without them in the same runs) that was 0.8–1.5 % faster for a complex<float> G_t
-// in the bubble channels, level for complex<float> pp_up_down, and 0.2–2.7 % slower for a
-// complex<double> G_t and 6 % for complex<float> ph_transverse. CPUs keep the loads, as the kernel was
-// written and measured there (docs/results/cpu_single_message_kernel.md).
-template <class Scalar>
-constexpr bool walk_loads_ahead(Channel channel) {
-#ifdef KOKKOS_ENABLE_CUDA
-  return sizeof(Scalar) <= 8 && (channel == Channel::ph_magnetic || channel == Channel::ph_charge);
-#else
-  (void)channel;
-  return true;
-#endif
-}
 
 template <class Scalar, class Message, Channel kChannel, int kRows, bool kLoadsAhead = true>
 struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false> {

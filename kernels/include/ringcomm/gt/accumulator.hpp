@@ -146,6 +146,22 @@ class GtAccumulator {
     return true;
 #endif
   }
+  // The same for the walk in order (one frequency step): the next row's G_t values loaded before
+  // this row's term is formed. Default (default_walk_loads_ahead, set by the constructor): on GPUs
+  // only for complex<float> ph_magnetic and ph_charge, where an H200 ran the walk 0.8–1.5 % faster
+  // with them; for a complex<double> G_t they cost 0.2–2.7 % and for complex<float> ph_transverse 6 %,
+  // for complex<float> pp_up_down nothing measurable (docs/results/h200_loads_ahead). CPUs keep them,
+  // as the kernel was written and measured there (docs/results/cpu_single_message_kernel.md).
+  void set_walk_loads_ahead(bool on) { walk_loads_ahead_ = on; }
+  bool walk_loads_ahead() const { return walk_loads_ahead_; }
+  static constexpr bool default_walk_loads_ahead(Channel channel) {
+#ifdef KOKKOS_ENABLE_CUDA
+    return sizeof(Scalar) <= 8 && (channel == Channel::ph_magnetic || channel == Channel::ph_charge);
+#else
+    (void)channel;
+    return true;
+#endif
+  }
   // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
   // each: they read the same cross values at about the same time on one multiprocessor, so all but
   // the first can find them in L1 instead of L2 (what the frequency steps of one thread do, without
@@ -291,6 +307,7 @@ class GtAccumulator {
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
+  bool walk_loads_ahead_ = true;        // set by the constructor: default_walk_loads_ahead
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
