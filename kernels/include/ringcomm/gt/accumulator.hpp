@@ -114,7 +114,7 @@ class GtAccumulator {
   // Measured on an H200 (docs/results/h200_single_message_diagonal, h200_loads_ahead): the diagonal
   // walk runs single messages of pp_up_down and ph_transverse faster than the walk in order with 4
   // steps for a complex<float> G_t (0.71–0.81 of the copy rate against 0.63–0.70, nb = 1 and 2), and
-  // with 2 steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.84 against
+  // with 2 steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.85 against
   // 0.78–0.80); it is slower for the bubble channels and for a complex<double> G_t that it loads ahead
   // (nb = 1). 1 everywhere else: batches gained from steps in one case only (docs/results), and CPUs
   // resolved no difference.
