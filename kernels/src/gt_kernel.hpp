@@ -21,6 +21,7 @@
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/dims.hpp"
 #include "ringcomm/gt/fast_divisor.hpp"
+#include "l2_hints.hpp"
 
 namespace ringcomm::gt::detail {
 
@@ -341,6 +342,11 @@ struct ChannelKernel {
   using FactorView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
   static constexpr bool kBubble = kChannel == Channel::ph_magnetic || kChannel == Channel::ph_charge;
   static constexpr int kEntries = kRows * kSteps;
+  // Cross values are read with L2's "evict last" (l2_hints.hpp) except by hoisted batches into a
+  // complex<float> G_t. On an H200 single messages ran 1–10 % faster with it, batches into a
+  // complex<double> G_t 0.98–1.10 times as fast, and batches into complex<float> up to 5 % slower
+  // (docs/results/h200_l2_hints).
+  static constexpr bool kCrossKeptInL2 = !(kHoisted && sizeof(Real) == sizeof(float));
 
   Kokkos::View<Scalar*> slice;
   SliceOrder order;
@@ -553,7 +559,12 @@ struct ChannelKernel {
   // The same from where cross values are read (cross_position).
   KOKKOS_INLINE_FUNCTION Pair read_cross(std::uint64_t position, int j) const {
     const std::uint64_t at_j = j * cross_stride + position;
-    return {widen<Scalar>(cross_source(at_j)), widen<Scalar>(cross_source(at_j + g_size))};
+    if constexpr (kCrossKeptInL2) {
+      const Message* at = cross_source.data() + at_j;
+      return {widen<Scalar>(load_keeping_in_l2(at)), widen<Scalar>(load_keeping_in_l2(at + g_size))};
+    } else {
+      return {widen<Scalar>(cross_source(at_j)), widen<Scalar>(cross_source(at_j + g_size))};
+    }
   }
   // Position of G_σ[(b,k,w), (bp,kp,wp)] where (bp,kp,wp) follows the inner index and (b,k,w) does
   // not: in G_σ^T when `transposed`, so that a warp reads along a column of the copy.
@@ -602,7 +613,10 @@ struct ChannelKernel {
   }
 
   // The contribution of an entry of message j before the weight, from its fixed and cross values
-  // (and, for the bubble channels, the positions of its factors).
+  // (and, for the bubble channels, the positions of its factors). kFactorsKeptInL2: read the factors
+  // with L2's "evict last" (the single-message kernels: 1–7 % faster on an H200 for the bubble
+  // channels; batches ran up to 13 % slower with it, docs/results/h200_l2_hints).
+  template <bool kFactorsKeptInL2 = false>
   KOKKOS_INLINE_FUNCTION Scalar combine(const Pair& f, const Pair& c, std::uint32_t left_at, std::uint32_t right_at,
                                         int j) const {
     if constexpr (kChannel == Channel::pp_up_down) {
@@ -612,7 +626,13 @@ struct ChannelKernel {
     } else {
       // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
       const std::uint64_t message = j * factor_message;
-      return factors(message + left_at) * factors(message + right_at) - (f.up * c.up + f.down * c.down);
+      if constexpr (kFactorsKeptInL2) {
+        const Scalar* table = factors.data() + message;
+        return load_keeping_in_l2(table + left_at) * load_keeping_in_l2(table + right_at) -
+               (f.up * c.up + f.down * c.down);
+      } else {
+        return factors(message + left_at) * factors(message + right_at) - (f.up * c.up + f.down * c.down);
+      }
     }
   }
 };

@@ -8,7 +8,8 @@
 // not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
 // and the slot advance by increments, and only the cross value and the bubble factors are looked up
 // per entry. It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
-// before it forms this step's terms (GtAccumulator::walk_loads_ahead). A thread walks `rows_per_thread`
+// before it forms this step's terms (GtAccumulator::walk_loads_ahead), and each step prefetches the
+// G_t values of kPrefetchSteps steps later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
 // body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
 // slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
@@ -21,6 +22,13 @@
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {
+
+// How many steps ahead (rows for the walk in order, momenta for the diagonal walk) a single-message
+// thread prefetches its G_t values into L2 (l2_hints.hpp). On an H200, with cross values and bubble
+// factors read with "evict last", 1 step was best for a complex<double> G_t and 2 for complex<float>
+// (docs/results/h200_l2_hints).
+template <class Real>
+inline constexpr std::uint32_t kPrefetchSteps = sizeof(Real) == sizeof(float) ? 2 : 1;
 
 template <class Scalar, class Message, Channel kChannel, int kRows, bool kLoadsAhead = true>
 struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false> {
@@ -58,6 +66,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 #pragma unroll 1  // kRows rows a step, not more: registers decide the occupancy
 #endif
     for (; row < end; row += kRows, slot += kRows * row_stride) {
+      prefetch_rows(row + kPrefetchSteps<Real> * kRows, end, slot + kPrefetchSteps<Real> * kRows * row_stride, row_stride);
       Scalar next[kRows];
       if constexpr (kLoadsAhead) load_rows(next, row + kRows, end, slot + kRows * row_stride, row_stride);
       else load_rows(old, row, end, slot, row_stride);
@@ -70,7 +79,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
         std::uint32_t left = 0, right = 0;
         if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
         const Pair cross = this->read_cross(this->cross_position(x, i_q, i_omega), 0);
-        value[r] = w * this->combine(fixed, cross, left, right, 0);
+        value[r] = w * this->template combine<true>(fixed, cross, left, right, 0);
         if (++i_q == nq) i_q = 0, ++i_omega;
       }
 #ifdef __CUDA_ARCH__
@@ -93,6 +102,15 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     for (int r = 0; r < kRows; ++r)
       if (row + r < end) values[r] = this->slice(slot + r * row_stride);
   }
+  // Prefetches the G_t values that load_rows would load with the same arguments.
+  KOKKOS_INLINE_FUNCTION void prefetch_rows(std::uint32_t row, std::uint32_t end, std::uint64_t slot,
+                                            std::uint64_t row_stride) const {
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int r = 0; r < kRows; ++r)
+      if (row + r < end) prefetch_to_l2(this->slice.data() + slot + r * row_stride);
+  }
 };
 
 // The single-message walk along frequency diagonals: each body thread takes kSteps consecutive
@@ -101,10 +119,11 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // G_σ value of the kSteps entries of one momentum is the same (consecutive exchange frequencies
 // only), so it is read once for them: kSteps entries per cross read, where SingleMessageKernel reads
 // one per entry. The kSteps fixed values are read once and held in message precision; slots and
-// bubble factor positions advance by increments, and with kLoadsAhead the next momentum's G_t values
-// are loaded before this one's terms are formed. The price is registers: on an H200 (sm_90) 68–80
-// per thread with 2 steps and 104–118 with 4 in double with loads ahead (62–72 and 88–106 without),
-// against 48–56 for the walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
+// bubble factor positions advance by increments, with kLoadsAhead the next momentum's G_t values
+// are loaded before this one's terms are formed, and the G_t values of kPrefetchSteps momenta later
+// are prefetched into L2. The price is registers: on an H200 (sm_90) 68–80 per thread with 2 steps
+// and 102–118 with 4 in double with loads ahead (62–72 and 89–102 without), against 48–56 for the
+// walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
 // precision, the channel and nb (GtAccumulator::default_frequency_steps and
 // default_diagonal_loads_ahead follow the H200 measurements in docs/results/
 // h200_single_message_diagonal and h200_loads_ahead); a 2-core CPU resolved no difference
@@ -182,6 +201,8 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
 #endif
     for (std::uint32_t q = 0; q < nq;
          ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
+      constexpr std::uint32_t kAhead = kPrefetchSteps<Real>;
+      if (q + kAhead < nq) prefetch_momentum(q + kAhead, steps, row_shift, slot_q + kAhead * stride, step_delta);
       Scalar next[kSteps];
       std::uint32_t next_in_slice = 0;
       if constexpr (kLoadsAhead) {
@@ -198,7 +219,7 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
           const std::uint32_t left = left_q + s * factor_step, right = right_q + s * factor_step;
           const Pair fixed{widen<Scalar>(fixed_up[s]), widen<Scalar>(fixed_down[s])};
           this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
-              old[s] + w * this->combine(fixed, cross, left, right, 0);
+              old[s] + w * this->template combine<true>(fixed, cross, left, right, 0);
         }
         if constexpr (kLoadsAhead) old[s] = next[s];
       }
@@ -208,21 +229,38 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
 
  private:
   // Loads the G_t values of momentum q for the steps in `steps` whose row is one of the slice's whole
-  // rows (q + nq·s + row_shift < row_count, wrapping); returns those steps as a bit set.
+  // rows; returns those steps as a bit set.
   KOKKOS_INLINE_FUNCTION std::uint32_t load_momentum(Scalar (&values)[kSteps], std::uint32_t q,
                                                      std::uint32_t steps, std::uint32_t row_shift,
                                                      std::int64_t slot_q, std::int64_t step_delta) const {
+    return for_whole_rows(q, steps, row_shift, [&](const int s) {
+      values[s] = this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta));
+    });
+  }
+
+  // Prefetches the G_t values that load_momentum would load with the same arguments.
+  KOKKOS_INLINE_FUNCTION void prefetch_momentum(std::uint32_t q, std::uint32_t steps, std::uint32_t row_shift,
+                                                std::int64_t slot_q, std::int64_t step_delta) const {
+    for_whole_rows(q, steps, row_shift,
+                   [&](const int s) { prefetch_to_l2(this->slice.data() + (slot_q + s * step_delta)); });
+  }
+
+  // Calls visit(s) for each step s in `steps` whose row at momentum q is one of the slice's whole rows
+  // (q + nq·s + row_shift < row_count, wrapping); returns those steps as a bit set.
+  template <class Visit>
+  KOKKOS_INLINE_FUNCTION std::uint32_t for_whole_rows(std::uint32_t q, std::uint32_t steps, std::uint32_t row_shift,
+                                                      const Visit& visit) const {
     const std::uint32_t nq = this->order.shape.nq.divisor();
-    std::uint32_t loaded = 0;
+    std::uint32_t rows = 0;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int s = 0; s < kSteps; ++s)
       if ((steps >> s & 1u) && q + nq * static_cast<std::uint32_t>(s) + row_shift < this->order.row_count) {
-        values[s] = this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta));
-        loaded |= 1u << s;
+        visit(s);
+        rows |= 1u << s;
       }
-    return loaded;
+    return rows;
   }
 };
 
