@@ -79,7 +79,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
         std::uint32_t left = 0, right = 0;
         if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
         const Pair cross = this->read_cross(this->cross_position(x, i_q, i_omega), 0);
-        value[r] = w * this->template combine<true>(fixed, cross, left, right, 0);
+        value[r] = w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
         if (++i_q == nq) i_q = 0, ++i_omega;
       }
 #ifdef __CUDA_ARCH__
@@ -219,7 +219,7 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
           const std::uint32_t left = left_q + s * factor_step, right = right_q + s * factor_step;
           const Pair fixed{widen<Scalar>(fixed_up[s]), widen<Scalar>(fixed_down[s])};
           this->slice(static_cast<std::uint64_t>(slot_q + s * step_delta)) =
-              old[s] + w * this->template combine<true>(fixed, cross, left, right, 0);
+              old[s] + w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
         }
         if constexpr (kLoadsAhead) old[s] = next[s];
       }
