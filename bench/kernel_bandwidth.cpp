@@ -49,6 +49,7 @@ struct Options {
   std::vector<int> diagonal_loads_ahead{-1};   // the same
   std::vector<int> walk_loads_ahead{-1};       // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
+  std::vector<int> pair_warps{0};  // 0: GtAccumulator's default
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -80,6 +81,7 @@ struct ChannelResult {
   bool transposed_reads = true;
   int batch = 1;
   int row_warps = 1;
+  int pair_warps = 1;
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   std::string kernel;  // gt::to_string(GtAccumulator::pass_kernel): tiles, single, diagonal or rows
@@ -127,6 +129,7 @@ struct Variant {
   int single_message_kernel = -1;
   int diagonal_loads_ahead = -1;
   int walk_loads_ahead = -1;
+  int pair_warps = 0;
 };
 
 template <class Scalar, class Message>
@@ -139,6 +142,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.steps > 0) accumulate.set_frequency_steps(v.steps);
   if (v.frequency_warps > 0) accumulate.set_frequency_warps(v.frequency_warps);
   accumulate.set_exchange_row_warps(v.row_warps);
+  if (v.pair_warps > 0) accumulate.set_pair_warps(v.pair_warps);
   accumulate.set_transposed_reads(v.transposed_reads);
   accumulate.set_batch(batch);
   if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
@@ -161,6 +165,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.transposed_reads = v.transposed_reads;
   r.batch = batch;
   r.row_warps = v.row_warps;
+  r.pair_warps = accumulate.pair_warps();
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
@@ -196,7 +201,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                 for (const int tiles : o.warp_tile_kernel)
                   for (const int single : o.single_message_kernel)
                   for (const int ahead : o.diagonal_loads_ahead)
-                  for (const int walk_ahead : o.walk_loads_ahead) {
+                  for (const int walk_ahead : o.walk_loads_ahead)
+                  for (const int pairs : o.pair_warps) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -209,8 +215,11 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   // above 1) and the one in order (1 step).
                   if ((batch > 1 || steps == 1) && ahead != o.diagonal_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
+                  // Pair groups change the bubble channels' walk in order only.
+                  const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
+                  if ((!bubble || batch > 1 || steps > 1) && pairs != o.pair_warps.front()) continue;
                   const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
-                                        tiles, single, ahead, walk_ahead};
+                                        tiles, single, ahead, walk_ahead, pairs};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -252,7 +261,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "G^T", "batch", "kernel", "ahead", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T", "batch", "kernel", "ahead", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -269,6 +278,7 @@ int run(const Options& o, const std::string& command_line) {
     row["transposed_reads"] = r.transposed_reads;
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
+    row["pair_warps"] = r.pair_warps;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
     if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
@@ -286,7 +296,7 @@ int run(const Options& o, const std::string& command_line) {
     worst = std::min(worst, r.ratio());
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
-                   std::to_string(r.row_warps), r.transposed_reads ? "yes" : "no",
+                   std::to_string(r.row_warps), std::to_string(r.pair_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.kernel,
                    !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
                    report::format("%.3f", r.kernel_seconds * 1e3),
@@ -398,6 +408,11 @@ int main(int argc, char** argv) {
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
              integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
+  cli.option("--pair-warps", "LIST",
+             "warps of consecutive pairs that take the same inner entries, sharing their left bubble factors, in "
+             "ph_magnetic and ph_charge passes of the single-message walk in order (GtAccumulator::set_pair_warps; "
+             "column \"pwarps\", 1 where none are taken), each measured (default: GtAccumulator's default)",
+             integer_list(o.pair_warps, "--pair-warps", Accumulator::kMaxPairWarps));
   cli.option("--warp-tile-kernel", "LIST",
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, off)",

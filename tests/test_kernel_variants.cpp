@@ -94,6 +94,7 @@ struct Variant {
   int frequency_warps = 1;        // warps walking one frequency diagonal, a frequency each
   int single = -1;                // single-message kernel: -1 the default, 0 off, 1 on
   int loads_ahead = -1;           // its walks' loads of the next row or momentum ahead: the same
+  int pair_warps = 0;             // warps of consecutive pairs on the same inner indices: 0 the default
 };
 
 template <class Scalar, class Message>
@@ -112,6 +113,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     accumulate.set_frequency_steps(variant.steps);
     accumulate.set_frequency_warps(variant.frequency_warps);
     accumulate.set_exchange_row_warps(variant.warps);
+    if (variant.pair_warps > 0) accumulate.set_pair_warps(variant.pair_warps);
     accumulate.set_transposed_reads(variant.transposed);
     accumulate.set_warp_tile_kernel(variant.warp_tile_kernel);
     if (variant.single >= 0) accumulate.set_single_message_kernel(variant.single == 1);
@@ -151,10 +153,11 @@ double largest_error(const std::vector<ZDouble>& result, const std::vector<std::
   return std::max({e.l1, e.l2, e.linf});
 }
 
-// Momenta and frequencies per thread, warps per tile or per frequency diagonal, the single-message
-// kernel or the one-entry-per-thread kernel, and where G_σ is read from change which thread updates
-// which entry, never the arithmetic: the same bits, also with more exchange rows than a tile covers
-// and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not consecutive,
+// Momenta and frequencies per thread, warps per tile, per frequency diagonal or per pair group (the
+// bubble channels' walk in order, with 2, 3, 5 and 64 pairs: groups that leave pairs over), the
+// single-message kernel or the one-entry-per-thread kernel, and where G_σ is read from change which
+// thread updates which entry, never the arithmetic: the same bits, also with more exchange rows than
+// a tile covers and inner indices (24 for nb = 1) that leave lanes idle. Frequencies {2, 0} are not consecutive,
 // so every step reads its own cross value; {3, 4, 5} are, and a thread reads it once (with one
 // message and frequency steps, the single-message kernel walks the diagonals unless it is off).
 // "No bit" where multiply-adds are not fused; where they may be, the same sums (same_sums.hpp).
@@ -171,9 +174,12 @@ TEST(Variants, ChangeNoSum) {
                             Variant{1, 1, true, false, 1, 1, 1}, Variant{4, 1, false, false, 1, 1, 1},
                             Variant{1, 1, true, false, 2, 1, 0}, Variant{2, 1, false, false, 4, 1, 1},
                             Variant{1, 1, true, false, 2, 1, 1, 0}, Variant{1, 1, false, false, 4, 1, 1, 0},
-                            Variant{1, 1, true, false, 1, 1, 1, 0}, Variant{1, 1, true, false, 1, 1, 1, 1}}) {
+                            Variant{1, 1, true, false, 1, 1, 1, 0}, Variant{1, 1, true, false, 1, 1, 1, 1},
+                            Variant{1, 1, true, false, 1, 1, 1, -1, 3}, Variant{1, 1, false, false, 1, 1, 1, -1, 64},
+                            Variant{4, 1, true, false, 1, 1, 1, 0, 5}, Variant{1, 1, true, false, 1, 1, 1, 1, 2}}) {
       SCOPED_TRACE(describe(problem) + ", rows " + std::to_string(v.rows) + ", steps " + std::to_string(v.steps) +
                    ", frequency warps " + std::to_string(v.frequency_warps) + ", warps " + std::to_string(v.warps) +
+                   ", pair warps " + std::to_string(v.pair_warps) +
                    ", single-message kernel " + std::to_string(v.single) + ", loads ahead " +
                    std::to_string(v.loads_ahead) + (v.transposed ? ", G^T" : ", G"));
       const std::vector<ZDouble> other = run<ZDouble, ZDouble>(problem, slices, 1, v).gt;
@@ -249,6 +255,16 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   EXPECT_THROW(accumulate.set_exchange_row_warps(GtAccumulator<ZDouble>::kMaxExchangeRowWarps + 1), Error);
   accumulate.set_exchange_row_warps(3);
   EXPECT_EQ(accumulate.exchange_row_warps(), 3);
+  EXPECT_THROW(accumulate.set_pair_warps(0), Error);
+  EXPECT_THROW(accumulate.set_pair_warps(GtAccumulator<ZDouble>::kMaxPairWarps + 1), Error);
+  accumulate.set_pair_warps(5);
+  EXPECT_EQ(accumulate.pair_warps(), 1);  // pp_up_down takes no pair groups
+  GtAccumulator<ZDouble> magnetic(problem.dims, Channel::ph_magnetic, slice, SliceRange{0, problem.dims.entries()});
+  magnetic.set_single_message_kernel(true);
+  magnetic.set_pair_warps(5);
+  EXPECT_EQ(magnetic.pair_warps(), 5);
+  magnetic.set_batch(2);
+  EXPECT_EQ(magnetic.pair_warps(), 1);  // nor do batches
   EXPECT_THROW(accumulate.set_frequency_steps(0), Error);
   EXPECT_THROW(accumulate.set_frequency_steps(3), Error);
   EXPECT_THROW(accumulate.set_frequency_steps(8), Error);

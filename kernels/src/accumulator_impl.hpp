@@ -30,9 +30,9 @@ Kokkos::View<const int*> to_device(const std::vector<int>& values, const std::st
 
 // The thread order of `range` for kRows = rows exchange rows (momenta when a diagonal has more than one
 // step) × kSteps = thread_steps frequencies per thread, with `spread` warps walking each diagonal
-// together (SliceOrder).
+// together and `pair_warps` pairs a pair group (SliceOrder).
 detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int thread_steps, int row_warps,
-                               int spread) {
+                               int spread, int pair_warps) {
   const int steps = thread_steps * spread;  // frequency steps of a diagonal
   const auto extension = static_cast<std::uint64_t>(steps - 1);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
@@ -63,7 +63,13 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
     order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
-    order.body_threads = chunk * static_cast<std::uint64_t>(spread) * row_warps * chunks * tiles * pairs_extended;
+    // A group of more pairs than there are would only add idle lanes: as many.
+    const std::uint64_t group_pairs = std::min<std::uint64_t>(static_cast<std::uint64_t>(pair_warps), pairs_extended);
+    const std::uint64_t pair_groups = (pairs_extended + group_pairs - 1) / group_pairs;
+    order.pair_warps = FastDivisor(static_cast<std::uint32_t>(group_pairs));
+    order.pairs_extended = static_cast<std::uint32_t>(pairs_extended);
+    order.body_threads =
+        chunk * static_cast<std::uint64_t>(spread) * row_warps * group_pairs * chunks * tiles * pair_groups;
   }
   return order;
 }
@@ -413,12 +419,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   Kernel kernel;
   kernel.slice = slice_;
   if constexpr (kSingle && kSteps > 1) {
-    kernel.order = slice_order(dims_, range_, dims_.NQ(), kSteps, 1, 1);
+    kernel.order = slice_order(dims_, range_, dims_.NQ(), kSteps, 1, 1, 1);
   } else if constexpr (kSingle) {  // one group per thread: every whole row (no row tiles, no row warps)
     kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
-    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1);
+    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
   } else {
-    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1);
+    kernel.order =
+        slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1);
   }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
@@ -487,6 +494,26 @@ template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::frequency_warps() const {
   if (frequency_warps_ > 0) return frequency_warps_;
   return frequency_steps_ > 1 ? 1 : default_frequency_warps(channel_, scratch_->batch > 1);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_pair_warps(int warps) {
+  if (warps < 1 || warps > kMaxPairWarps)
+    throw Error("GtAccumulator: a pair group holds 1 to " + std::to_string(kMaxPairWarps) + " pairs, not " +
+                std::to_string(warps));
+  pair_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::pair_warps() const {
+  return pair_warps_for(pass_kernel(scratch_->batch) == PassKernel::single_message);
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::pair_warps_for(bool walk_in_order) const {
+  const bool bubble = channel_ == Channel::ph_magnetic || channel_ == Channel::ph_charge;
+  if (!bubble || !walk_in_order) return 1;  // no pair groups there (SliceOrder::body_entries)
+  return pair_warps_ > 0 ? pair_warps_ : default_pair_warps(dims_.nb);
 }
 
 template <class Scalar, class MessageScalar>

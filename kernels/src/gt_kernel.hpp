@@ -148,9 +148,13 @@ inline SliceParts slice_parts(const Dims& dims, SliceRange range) {
 // values (ω = u + δ of position j; positions whose ω falls outside [0, 2n) are skipped), and by its
 // group: kRows consecutive whole exchange rows when D = 1, else a block of kRows momenta and a window
 // of D frequencies (entry_row). Body threads are numbered (lane, warp of the diagonal, warp of the
-// tile, inner chunk, tile, pair), fastest first: a tile holds `row_warps` warps, which take
-// the same 32 extended inner indices and neighbouring groups, so that they share the fixed values in
-// L1. For a fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
+// tile, pair of the pair group, inner chunk, tile, pair group), fastest first: a tile holds
+// `row_warps` warps, which take the same 32 extended inner indices and neighbouring groups, so that
+// they share the fixed values in L1; a pair group (kPairGroups: the bubble channels' single-message
+// walk in order only) holds `pair_warps` consecutive pairs, whose warps take the same 32 inner
+// indices too, so that the left bubble factors, which depend on the inner index and the exchange
+// only, are read once from L2 for several warps (pairs beyond the last leave lanes idle). For a
+// fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
 // exchange rows at either end of the slice are walked in order, one entry per thread. (Teams that
 // decode the pair and groups once from their league rank were measured on an H200 and are slower.)
 struct SliceOrder : SliceParts {
@@ -167,11 +171,17 @@ struct SliceOrder : SliceParts {
   FastDivisor row_warps;         // warps per tile
   FastDivisor inner_chunks;      // ⌈inner_extended / kChunk⌉
   FastDivisor row_tiles;         // ⌈groups / row_warps⌉
+  FastDivisor pair_warps;        // pairs of a pair group (1 for orders without)
+  std::uint32_t pairs_extended;  // Nc·(2n + D − 1)
 
   // The extended inner index, pair, group and warp of its diagonal of body thread `thread`; false for an
-  // idle lane. kSpread: whether the order may spread diagonals over warps (else spread is 1).
-  template <bool kSpread>
-  KOKKOS_INLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
+  // idle lane. kSpread: whether the order may spread diagonals over warps (else spread is 1);
+  // kPairGroups: whether it numbers pairs in groups (else pair_warps is 1). Only the kernels that gain
+  // from pair groups pay for their division: on a CPU the walk in order of pp_up_down and
+  // ph_transverse ran 6–11 % slower with it (docs/results/h200_pair_warps). Forced inline: with the
+  // division GCC stopped inlining it (8 % more instructions in a single-message kernel, callgrind).
+  template <bool kSpread, bool kPairGroups = false>
+  KOKKOS_FORCEINLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
                                            std::uint32_t& group, std::uint32_t& spread_step) const {
     const std::uint64_t in_body = thread - head_count;
     const auto lane = static_cast<std::uint32_t>(in_body % kChunk);
@@ -180,12 +190,15 @@ struct SliceOrder : SliceParts {
     spread_step = 0;
     if constexpr (kSpread) spread.divide(rest, rest, spread_step);
     row_warps.divide(rest, rest, warp);
+    std::uint32_t pair_in_group = 0;
+    if constexpr (kPairGroups) pair_warps.divide(rest, rest, pair_in_group);
     inner_chunks.divide(rest, rest, chunk);
     row_tiles.divide(rest, pair_wide, tile);
     pair = static_cast<std::uint32_t>(pair_wide);
+    if constexpr (kPairGroups) pair = pair * pair_warps.divisor() + pair_in_group;
     inner = chunk * kChunk + lane;
     group = tile * row_warps.divisor() + warp;
-    return inner < inner_extended && group < groups;
+    return inner < inner_extended && group < groups && (!kPairGroups || pair < pairs_extended);
   }
 
   // The exchange row (iQ, iΩ) of entry (step s, row r) of `group`; false when the slice does not

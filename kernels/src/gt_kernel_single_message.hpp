@@ -23,12 +23,14 @@
 
 namespace ringcomm::gt::detail {
 
-// How many steps ahead (rows for the walk in order, momenta for the diagonal walk) a single-message
-// thread prefetches its G_t values into L2 (l2_hints.hpp). On an H200, with cross values and bubble
-// factors read with "evict last", 1 step was best for a complex<double> G_t and 2 for complex<float>
-// (docs/results/h200_l2_hints).
+// How far ahead a single-message thread prefetches its G_t values into L2 (l2_hints.hpp): steps of
+// the walk in order, momenta of the diagonal walk. On an H200, with cross values and bubble factors
+// read with "evict last", 1 was best for a complex<double> G_t and 2 steps for the walk in order into
+// complex<float> (docs/results/h200_l2_hints); the diagonal walk into complex<float> ran 1.4–4.3 % faster
+// with 1 momentum than with 2 but for ph_transverse at nb = 2 (0.6 % slower; docs/results/h200_pair_warps).
 template <class Real>
 inline constexpr std::uint32_t kPrefetchSteps = sizeof(Real) == sizeof(float) ? 2 : 1;
+inline constexpr std::uint32_t kPrefetchMomenta = 1;
 
 template <class Scalar, class Message, Channel kChannel, int kRows, bool kLoadsAhead = true>
 struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false> {
@@ -43,7 +45,8 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) return this->edge(thread);
     std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
-    if (!order.body_entries<false>(thread, inner, pair, group, spread_step)) return;
+    // Pair groups share left bubble factors: the bubble channels only (GtAccumulator::set_pair_warps).
+    if (!order.body_entries<false, Base::kBubble>(thread, inner, pair, group, spread_step)) return;
     const Real w = this->weight(0);
     if (w == Real(0)) return;  // padding: its G_σ slots were never written
     const OuterIndex x = order.shape.decode(inner, pair);
@@ -120,7 +123,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // only), so it is read once for them: kSteps entries per cross read, where SingleMessageKernel reads
 // one per entry. The kSteps fixed values are read once and held in message precision; slots and
 // bubble factor positions advance by increments, with kLoadsAhead the next momentum's G_t values
-// are loaded before this one's terms are formed, and the G_t values of kPrefetchSteps momenta later
+// are loaded before this one's terms are formed, and the G_t values of kPrefetchMomenta momenta later
 // are prefetched into L2. The price is registers: on an H200 (sm_90) 68–80 per thread with 2 steps
 // and 102–118 with 4 in double with loads ahead (62–72 and 89–102 without), against 48–56 for the
 // walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
@@ -201,8 +204,8 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
 #endif
     for (std::uint32_t q = 0; q < nq;
          ++q, slot_q += stride, left_q += this->factor_stride, right_q += this->factor_stride) {
-      constexpr std::uint32_t kAhead = kPrefetchSteps<Real>;
-      if (q + kAhead < nq) prefetch_momentum(q + kAhead, steps, row_shift, slot_q + kAhead * stride, step_delta);
+      if (q + kPrefetchMomenta < nq)
+        prefetch_momentum(q + kPrefetchMomenta, steps, row_shift, slot_q + kPrefetchMomenta * stride, step_delta);
       Scalar next[kSteps];
       std::uint32_t next_in_slice = 0;
       if constexpr (kLoadsAhead) {

@@ -190,6 +190,29 @@ class GtAccumulator {
   static constexpr int kDefaultExchangeRowWarps = 1;
   void set_exchange_row_warps(int warps);
   int exchange_row_warps() const { return row_warps_; }
+  // ph_magnetic and ph_charge passes that take the single-message walk in order (every message at
+  // batch 1 unless frequency steps are set): how many warps of consecutive pairs take the same 32
+  // inner indices before the next 32 are taken (a pair group). The left bubble factor of an entry
+  // depends on its inner index and exchange only, so the warps of a group share it, through L1 where
+  // they run on one multiprocessor. Changes no bit; other channels and kernels take no pair groups.
+  // 1 … kMaxPairWarps, else ringcomm::Error. Default (default_pair_warps): on GPUs at nb = 1, 64 for a
+  // complex<float> G_t and 4 for complex<double>, else 1. On an H200 at the paper size these ran
+  // +8.3 % (complex<float>), +1.6 to +1.9 % (double) and +0.3 % (mixed) against 1 pair; at nb = 2 no
+  // setting gained more than the spread between processes; the other walks and batches gained in
+  // some cases and lost in others (docs/results/h200_pair_warps).
+  static constexpr int kMaxPairWarps = 1024;
+  void set_pair_warps(int warps);
+  // The pairs of a pair group in this accumulator's passes of a full batch (1 where it takes none).
+  int pair_warps() const;
+  static constexpr int default_pair_warps(int nb) {
+#ifdef KOKKOS_ENABLE_CUDA
+    if (nb != 1) return 1;
+    return sizeof(Scalar) <= 8 ? 64 : 4;  // complex<float> : complex<double>
+#else
+    (void)nb;
+    return 1;
+#endif
+  }
 
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
   // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
@@ -290,6 +313,8 @@ class GtAccumulator {
   // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
   // the settings other than the frequency steps go.
   bool single_message_pass() const;
+  // The pairs of a pair group of a pass that takes the single-message walk in order or another kernel.
+  int pair_warps_for(bool walk_in_order) const;
   struct Scratch;
 
   Dims dims_;
@@ -304,6 +329,7 @@ class GtAccumulator {
   int frequency_steps_ = 0;  // 0: default_frequency_steps
   int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
+  int pair_warps_ = 0;  // 0: default_pair_warps
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
