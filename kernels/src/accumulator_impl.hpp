@@ -424,8 +424,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
     kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
     kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
   } else {
-    kernel.order =
-        slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1);
+    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1);
   }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
@@ -511,8 +510,7 @@ int GtAccumulator<Scalar, MessageScalar>::pair_warps() const {
 
 template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::pair_warps_for(bool walk_in_order) const {
-  const bool bubble = channel_ == Channel::ph_magnetic || channel_ == Channel::ph_charge;
-  if (!bubble || !walk_in_order) return 1;  // no pair groups there (SliceOrder::body_entries)
+  if (!has_bubble(channel_) || !walk_in_order) return 1;  // no pair groups there (SliceOrder::body_entries)
   return pair_warps_ > 0 ? pair_warps_ : default_pair_warps(dims_.nb);
 }
 
