@@ -211,6 +211,11 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
   tables_.exchange_momenta = to_device(dims.exchange_momenta, "ringcomm::gt::exchange_momenta");
   tables_.exchange_frequencies = to_device(dims.exchange_frequencies, "ringcomm::gt::exchange_frequencies");
+  const std::vector<int>& shift = channel == Channel::pp_up_down ? cluster.sub : cluster.add;
+  std::vector<int> exchange_shift;
+  for (const int q : dims.exchange_momenta)
+    for (int k = 0; k < dims.Nc(); ++k) exchange_shift.push_back(shift[static_cast<std::size_t>(k + dims.Nc() * q)]);
+  tables_.exchange_shift = to_device(exchange_shift, "ringcomm::gt::exchange_shift");
   warp_tile_kernel_ = default_warp_tile_kernel(channel);
   single_message_kernel_ = default_single_message_kernel(dims);
   diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
@@ -435,6 +440,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   kernel.count = count;
   kernel.g_size = g_size;
   kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads_;
+  kernel.set_cross_steps();
   if (kernel.transposed) {
     kernel.cross_source = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);
     kernel.cross_stride = 2 * g_size;

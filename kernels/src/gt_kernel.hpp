@@ -379,10 +379,20 @@ struct ChannelKernel {
   MessageView<Message> cross_source;
   std::uint64_t cross_stride;
   bool transposed = false;
+  // How far a cross position moves when the shifted k1 or k2 grows by one (nb or nb·M, by channel and
+  // `transposed`): set_cross_steps() after `at` and `transposed` (walk_cross_position).
+  std::uint32_t cross_k1_step = 0, cross_k2_step = 0;
   FactorView factors;             // FactorKernel's output (ph_magnetic, ph_charge), message j at j·factor_message
   std::uint32_t factor_stride;    // F
   std::uint32_t factor_right;     // F·N_X: where the right factors begin
   std::uint64_t factor_message;   // 2·F·N_X
+
+  void set_cross_steps() {
+    const OuterIndex x{};
+    const std::uint64_t base = shifted_cross_position(x, 0, 0, 0);
+    cross_k1_step = static_cast<std::uint32_t>(shifted_cross_position(x, 1, 0, 0) - base);
+    cross_k2_step = static_cast<std::uint32_t>(shifted_cross_position(x, 0, 1, 0) - base);
+  }
 
   // The two G_σ values (both spins) at one position.
   struct Pair {
@@ -599,20 +609,36 @@ struct ChannelKernel {
     const int q = tables.exchange_momenta(static_cast<int>(i_q));
     const int omega = tables.exchange_frequencies(static_cast<int>(i_omega));
     const int nc = at.nc;
+    if constexpr (kChannel == Channel::pp_up_down)
+      return shifted_cross_position(x, tables.sub(x.k1 + nc * q), tables.sub(x.k2 + nc * q), omega);  // Q − k
+    else
+      return shifted_cross_position(x, tables.add(x.k1 + nc * q), tables.add(x.k2 + nc * q), omega);  // k + Q
+  }
+  // The cross position of entry x at exchange momentum iQ for the single-message walks, from
+  // `base`, its position with both shifted momenta 0 at the walk's exchange frequency Ω
+  // (shifted_cross_position(x, 0, 0, Ω), made again when the walk moves to the next Ω): GLayout is
+  // linear in the momenta, so a step of a walk costs two lookups in the combined table exchange_shift
+  // and two multiply-adds by the kernel's cross steps, where cross_position takes four lookups, the
+  // index arithmetic and a branch on `transposed`.
+  KOKKOS_INLINE_FUNCTION std::uint64_t walk_cross_position(std::uint64_t base, const OuterIndex& x,
+                                                           std::uint32_t i_q) const {
+    const int row = at.nc * static_cast<int>(i_q);
+    return base + static_cast<std::uint64_t>(cross_k1_step) * static_cast<std::uint32_t>(tables.exchange_shift(x.k1 + row)) +
+           static_cast<std::uint64_t>(cross_k2_step) * static_cast<std::uint32_t>(tables.exchange_shift(x.k2 + row));
+  }
+  // The same from k1 and k2 shifted by the exchange momentum (Q − k for pp_up_down, k + Q for the ph
+  // channels) and the exchange frequency Ω itself.
+  KOKKOS_INLINE_FUNCTION std::uint64_t shifted_cross_position(const OuterIndex& x, int k1s, int k2s, int omega) const {
     if constexpr (kChannel == Channel::pp_up_down) {
-      const int k1c = tables.sub(x.k1 + nc * q);  // Q − k1
-      const int k2c = tables.sub(x.k2 + nc * q);
       const int w1c = omega + n_freq - 1 - x.w1;  // Ω − ω1
       const int w2c = omega + n_freq - 1 - x.w2;
-      return at(x.b2, k1c, w1c, x.b4, k2c, w2c);
+      return at(x.b2, k1s, w1c, x.b4, k2s, w2c);
     } else {
-      const int k1p = tables.add(x.k1 + nc * q);  // k1 + Q
-      const int k2p = tables.add(x.k2 + nc * q);
       const int w1p = x.w1 + omega;  // ω1 + Ω
       const int w2p = x.w2 + omega;
-      if constexpr (kChannel == Channel::ph_transverse) return transposable(x.b3, k2p, w2p, x.b1, k1p, w1p);
-      else if constexpr (kChannel == Channel::ph_magnetic) return transposable(x.b2, k2p, w2p, x.b4, k1p, w1p);
-      else return transposable(x.b2, k2p, w2p, x.b3, k1p, w1p);
+      if constexpr (kChannel == Channel::ph_transverse) return transposable(x.b3, k2s, w2p, x.b1, k1s, w1p);
+      else if constexpr (kChannel == Channel::ph_magnetic) return transposable(x.b2, k2s, w2p, x.b4, k1s, w1p);
+      else return transposable(x.b2, k2s, w2p, x.b3, k1s, w1p);
     }
   }
 

@@ -7,7 +7,7 @@
 // thread decodes its inner index and pair once, reads the sign and the fixed G_σ values (which do
 // not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
 // and the slot advance by increments, and only the cross value and the bubble factors are looked up
-// per entry. It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
+// per entry (their positions by increments too where kByIncrements). It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
 // before it forms this step's terms (GtAccumulator::walk_loads_ahead), and each step prefetches the
 // G_t values of kPrefetchSteps steps later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
@@ -39,6 +39,16 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
   using typename Base::Real;
 
   std::uint32_t rows_per_thread = kRows;
+  // Whether a row's cross position and bubble factors are found by increments from the previous row's
+  // (walk_cross_position, factor offsets) or looked up afresh (cross_position, factor_positions).
+  // Measured (docs/results/h200_walk_increments): on an H200 the increments ran the walk up to 10 %
+  // faster but for the bubble channels with complex<double> messages, 5.6 % slower there at nb = 1; on
+  // a CPU (Serial) ph_transverse ran 3 % faster with them and pp_up_down 5.6 % slower.
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool kByIncrements = !(Base::kBubble && sizeof(Message) > 8);
+#else
+  static constexpr bool kByIncrements = !(Base::kBubble && sizeof(Message) > 8) && kChannel != Channel::pp_up_down;
+#endif
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     const SliceOrder& order = this->order;
@@ -57,6 +67,15 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     const std::uint32_t nq = order.shape.nq.divisor();
     std::uint32_t i_q = 0, i_omega = 0;
     order.shape.nq.divide(order.first_row + row, i_omega, i_q);
+    // kByIncrements: the cross positions come from a base at the current row's Ω, made again when the
+    // walk moves to the next exchange frequency (walk_cross_position), and the bubble factors' offsets
+    // move by one exchange row of their table per row.
+    std::uint64_t cross_base = 0;
+    std::uint32_t left_row = 0, right_row = 0;
+    if constexpr (kByIncrements) {
+      cross_base = this->shifted_cross_position(x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(i_omega)));
+      if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left_row, right_row);
+    }
     const std::uint64_t row_stride =
         static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
     std::uint64_t slot = order.body_slot(inner, pair, order.first_row + row);
@@ -79,11 +98,22 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 #endif
       for (int r = 0; r < kRows; ++r) {
         if (row + r >= end) break;
-        std::uint32_t left = 0, right = 0;
-        if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
-        const Pair cross = this->read_cross(this->cross_position(x, i_q, i_omega), 0);
+        std::uint32_t left = left_row, right = right_row;
+        std::uint64_t cross_at = 0;
+        if constexpr (kByIncrements) {
+          cross_at = this->walk_cross_position(cross_base, x, i_q);
+        } else {
+          if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
+          cross_at = this->cross_position(x, i_q, i_omega);
+        }
+        const Pair cross = this->read_cross(cross_at, 0);
         value[r] = w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
-        if (++i_q == nq) i_q = 0, ++i_omega;
+        if constexpr (kByIncrements && Base::kBubble) left_row += this->factor_stride, right_row += this->factor_stride;
+        if (++i_q == nq) {
+          i_q = 0, ++i_omega;
+          if (kByIncrements && i_omega < order.n_omega)
+            cross_base = this->shifted_cross_position(x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(i_omega)));
+        }
       }
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -183,7 +213,8 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
     }
     if (first_step < 0) return;
     const OuterIndex cross_x = this->step(base, first_step);
-    const std::uint32_t cross_omega = omega_0 + static_cast<std::uint32_t>(first_step);
+    const std::uint64_t cross_base =
+        this->shifted_cross_position(cross_x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(omega_0) + first_step));
     std::int64_t slot_q = slot_0;  // slot of (q, step 0)
     // Bubble factors of (q, s): left_q + s·factor_step and right_q + s·factor_step (wrapping, as the
     // slots), where a momentum moves both by one exchange row of the factor table.
@@ -213,7 +244,7 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
       } else {
         in_slice = load_momentum(old, q, steps, row_shift, slot_q, step_delta);
       }
-      const Pair cross = this->read_cross(this->cross_position(cross_x, q, cross_omega), 0);
+      const Pair cross = this->read_cross(this->walk_cross_position(cross_base, cross_x, q), 0);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif

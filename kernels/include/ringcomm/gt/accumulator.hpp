@@ -29,6 +29,9 @@ struct DeviceTables {
   Kokkos::View<const int*> sub;  // ClusterTables::sub
   Kokkos::View<const int*> exchange_momenta;
   Kokkos::View<const int*> exchange_frequencies;
+  // k shifted by exchange momentum iQ, at k + Nc·iQ: add(k + Nc·Q) for the ph channels (k + Q), sub(k + Nc·Q)
+  // for pp_up_down (Q − k): one lookup where add or sub of exchange_momenta takes two (the single-message walks).
+  Kokkos::View<const int*> exchange_shift;
 };
 
 // Whether other kernels may update the same slice at the same time (walker threads of one rank).
