@@ -614,12 +614,16 @@ struct ChannelKernel {
     else
       return shifted_cross_position(x, tables.add(x.k1 + nc * q), tables.add(x.k2 + nc * q), omega);  // k + Q
   }
-  // The cross position of entry x at exchange momentum iQ for the single-message walks, from
-  // `base`, its position with both shifted momenta 0 at the walk's exchange frequency Ω
-  // (shifted_cross_position(x, 0, 0, Ω), made again when the walk moves to the next Ω): GLayout is
-  // linear in the momenta, so a step of a walk costs two lookups in the combined table exchange_shift
-  // and two multiply-adds by the kernel's cross steps, where cross_position takes four lookups, the
-  // index arithmetic and a branch on `transposed`.
+  // The base of walk_cross_position: entry x's cross position with both shifted momenta 0 at exchange
+  // frequency iΩ.
+  KOKKOS_INLINE_FUNCTION std::uint64_t walk_cross_base(const OuterIndex& x, std::uint32_t i_omega) const {
+    return shifted_cross_position(x, 0, 0, tables.exchange_frequencies(static_cast<int>(i_omega)));
+  }
+  // The cross position of entry x at exchange momentum iQ for the single-message walks, from `base`,
+  // walk_cross_base(x, iΩ) of the walk's exchange frequency (made again when the walk moves to the
+  // next one): GLayout is linear in the momenta, so a step of a walk costs two lookups in the combined
+  // table exchange_shift and two multiply-adds by the kernel's cross steps, where cross_position takes
+  // four lookups, the index arithmetic and a branch on `transposed`.
   KOKKOS_INLINE_FUNCTION std::uint64_t walk_cross_position(std::uint64_t base, const OuterIndex& x,
                                                            std::uint32_t i_q) const {
     const int row = at.nc * static_cast<int>(i_q);

@@ -73,7 +73,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     std::uint64_t cross_base = 0;
     std::uint32_t left_row = 0, right_row = 0;
     if constexpr (kByIncrements) {
-      cross_base = this->shifted_cross_position(x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(i_omega)));
+      cross_base = this->walk_cross_base(x, i_omega);
       if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left_row, right_row);
     }
     const std::uint64_t row_stride =
@@ -112,7 +112,7 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
         if (++i_q == nq) {
           i_q = 0, ++i_omega;
           if (kByIncrements && i_omega < order.n_omega)
-            cross_base = this->shifted_cross_position(x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(i_omega)));
+            cross_base = this->walk_cross_base(x, i_omega);
         }
       }
 #ifdef __CUDA_ARCH__
@@ -213,8 +213,7 @@ struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, fa
     }
     if (first_step < 0) return;
     const OuterIndex cross_x = this->step(base, first_step);
-    const std::uint64_t cross_base =
-        this->shifted_cross_position(cross_x, 0, 0, this->tables.exchange_frequencies(static_cast<int>(omega_0) + first_step));
+    const std::uint64_t cross_base = this->walk_cross_base(cross_x, omega_0 + static_cast<std::uint32_t>(first_step));
     std::int64_t slot_q = slot_0;  // slot of (q, step 0)
     // Bubble factors of (q, s): left_q + s·factor_step and right_q + s·factor_step (wrapping, as the
     // slots), where a momentum moves both by one exchange row of the factor table.
