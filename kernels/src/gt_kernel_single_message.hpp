@@ -7,9 +7,10 @@
 // thread decodes its inner index and pair once, reads the sign and the fixed G_σ values (which do
 // not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
 // and the slot advance by increments, and only the cross value and the bubble factors are looked up
-// per entry (their positions by increments too where kByIncrements). It takes kRows rows a step; with kLoadsAhead it loads the G_t values of the next step
-// before it forms this step's terms (GtAccumulator::walk_loads_ahead), and each step prefetches the
-// G_t values of kPrefetchSteps steps later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
+// per entry (their positions by increments too where kByIncrements). It takes kRows rows a step;
+// with kLoadsAhead it loads the G_t values of the next step before it forms this step's terms
+// (GtAccumulator::walk_loads_ahead), and each step prefetches the G_t values of kPrefetchSteps steps
+// later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
 // body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
 // slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
