@@ -1,0 +1,652 @@
+// gt_access_probe: ceilings of the G_t update's memory access patterns on one GPU, in plain CUDA, so
+// that the Kokkos kernels' gaps to the copy rate can be split into "the order in which G_t is walked"
+// and "the G_σ reads". Everything is measured in one run against a device-to-device copy of the same
+// size (ratio = copy time / kernel time, the copy counting its read and write, the kernels the G_t
+// slice read and written once), at the paper size (nb = 1, 6 × 6 cluster, 2n = 64, exchange momenta
+// 0..9, exchange frequencies 0..3):
+//   rmw_linear    G_t[i] += c in memory order (the best any update can do);
+//   walk_rmw      G_t += c in the single-message walks' order (a thread per (inner, pair) walks the 40
+//                 exchange rows, the next row's value loaded ahead), no G_σ;
+//   walk_pp       the same walk with pp_up_down's terms: fixed G_σ values read once per thread, the
+//                 cross values per row (L2 "evict last"), as the Kokkos walk does;
+//   tile_rmw      G_t += c in the frequency-pair tiles' order (a block per (ω1, ω2), its threads own
+//                 kEntries (k1, k2) of that pair and walk the exchange rows), no G_σ;
+//   tile_pp,      that order with the channel's terms: the fixed values in registers for the whole
+//   tile_magnetic walk, the cross values of each exchange frequency staged once per block in shared
+//                 memory (a 36 × 36 tile per spin, read there N_Q times), the bubble factors too.
+// Correctness: each tile kernel is compared with a one-thread-per-entry kernel of the formula
+// (docs/results give the relative max error); G_t starts from random values, never zeros.
+//
+// Not part of the library or its build: it exists to measure. Build and run on the GPU machine:
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 bench/gpu/gt_access_probe.cu -o probe
+//   ./probe [--all] [--reps N] [--json FILE]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                                                    \
+  do {                                                                                                 \
+    cudaError_t e_ = (call);                                                                           \
+    if (e_ != cudaSuccess) {                                                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
+      std::exit(1);                                                                                    \
+    }                                                                                                  \
+  } while (0)
+
+namespace {
+
+// The paper's shape, nb = 1.
+constexpr int kLx = 6, kNc = 36, kNw = 64, kNQ = 10, kNW = 4, kE = 3;
+constexpr int kM = kNc * (kNw + 2 * kE);          // 2520
+constexpr int kInner = kNc * kNw;                  // (k1, ω1): 2304
+constexpr std::uint64_t kRow = std::uint64_t(kInner) * kInner;  // one exchange row
+constexpr std::uint64_t kEntries = kRow * kNQ * kNW;             // 212,336,640
+constexpr int kRows = kNQ * kNW;
+constexpr int kTileSize = kNc * kNc;
+
+template <class R>
+struct C {
+  R re, im;
+};
+template <class R>
+__host__ __device__ inline C<R> operator*(C<R> a, C<R> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <class R>
+__host__ __device__ inline C<R> operator+(C<R> a, C<R> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <class R>
+__host__ __device__ inline C<R> operator-(C<R> a, C<R> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <class R>
+__host__ __device__ inline C<R> scale(R s, C<R> a) {
+  return {s * a.re, s * a.im};
+}
+
+// k + q and q − k in the periodic 6 × 6 cluster, k = kx + 6·ky.
+__host__ __device__ inline int k_add(int k, int q) { return (k % kLx + q % kLx) % kLx + kLx * ((k / kLx + q / kLx) % kLx); }
+__host__ __device__ inline int k_sub(int q, int k) {
+  return (q % kLx - k % kLx + kLx) % kLx + kLx * ((q / kLx - k / kLx + kLx) % kLx);
+}
+// Row or column of (k, ω) in G_σ, ω on G_t's axis.
+__host__ __device__ inline int gidx(int k, int w) { return k + kNc * (w + kE); }
+__host__ __device__ inline std::uint64_t gat(int k, int w, int kp, int wp) {
+  return gidx(k, w) + std::uint64_t(kM) * gidx(kp, wp);
+}
+
+struct Tables {
+  int sub[kNc * kNQ];  // Q − k of exchange momentum iQ (= Q)
+  int add[kNc * kNQ];  // k + Q
+};
+__constant__ Tables c_tables;
+
+template <class R>
+__device__ inline C<R> load_evict_last(const C<R>* p) {
+  std::uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  C<R> v;
+  if constexpr (sizeof(R) == 8)
+    asm("ld.global.nc.L2::cache_hint.v2.f64 {%0, %1}, [%2], %3;" : "=d"(v.re), "=d"(v.im) : "l"(p), "l"(policy));
+  else
+    asm("ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;" : "=f"(v.re), "=f"(v.im) : "l"(p), "l"(policy));
+  return v;
+}
+
+enum class Channel { pp, magnetic };
+
+// ---- the reference: one thread per entry, the formula as written --------------------------------
+template <class R, Channel kChannel>
+__global__ void naive(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  if (i >= kEntries) return;
+  const int k1 = int(i % kNc), w1 = int(i / kNc % kNw), k2 = int(i / kInner % kNc), w2 = int(i / kInner / kNc % kNw);
+  const int iq = int(i / kRow % kNQ), iw = int(i / kRow / kNQ);
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  C<R> sum{0, 0};
+  if constexpr (kChannel == Channel::pp) {
+    const int a = k_sub(iq, k1), b = k_sub(iq, k2), wa = iw + kNw - 1 - w1, wb = iw + kNw - 1 - w2;
+    sum = g[gat(k1, w1, k2, w2)] * g[dn + gat(a, wa, b, wb)] + g[dn + gat(k1, w1, k2, w2)] * g[gat(a, wa, b, wb)];
+  } else {
+    const int k1q = k_add(k1, iq), k2q = k_add(k2, iq);
+    const std::uint64_t l = gat(k1, w1, k1q, w1 + iw), r = gat(k2q, w2 + iw, k2, w2);
+    const std::uint64_t f = gat(k1, w1, k2, w2), x = gat(k2q, w2 + iw, k1q, w1 + iw);
+    sum = (g[l] - g[dn + l]) * (g[r] - g[dn + r]) - (g[f] * g[x] + g[dn + f] * g[dn + x]);
+  }
+  gt[i] = gt[i] + scale(half_s, sum);
+}
+
+// A grid-stride copy in 16-byte words: the second baseline beside cudaMemcpyAsync (the faster counts).
+__global__ void copy16(uint4* __restrict__ to, const uint4* __restrict__ from, std::uint64_t n) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += stride) to[i] = from[i];
+}
+
+// ---- memory order ----------------------------------------------------------------------------------
+template <class R>
+__global__ void rmw_linear(C<R>* gt, R c) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < kEntries; i += stride) {
+    C<R> v = gt[i];
+    v.re += c;
+    gt[i] = v;
+  }
+}
+
+// ---- the walks' order: a thread per (inner, pair), 40 rows -----------------------------------------
+template <class R, bool kTerms>
+__global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  if (t >= kRow) return;
+  const int inner = int(t % kInner), pair = int(t / kInner);
+  const int k1 = inner % kNc, w1 = inner / kNc, k2 = pair % kNc, w2 = pair / kNc;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  C<R> fu{0, 0}, fd{0, 0};
+  if constexpr (kTerms) fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
+  C<R>* p = gt + t;
+  C<R> old = p[0];
+  for (int row = 0; row < kRows; ++row) {
+    C<R> next{0, 0};
+    if (row + 1 < kRows) next = p[(row + 1) * kRow];
+    C<R> term{half_s, 0};
+    if constexpr (kTerms) {
+      const int iq = row % kNQ, iw = row / kNQ;
+      const int a = c_tables.sub[k1 + kNc * iq], b = c_tables.sub[k2 + kNc * iq];
+      const std::uint64_t x = gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2);
+      term = scale(half_s, fu * load_evict_last(g + dn + x) + fd * load_evict_last(g + x));
+    }
+    p[row * kRow] = old + term;
+    old = next;
+  }
+}
+
+// ---- walks in pair groups: the kPairs warps of a group take the same 32 inner indices and kPairs
+// consecutive pairs; with kStagger, warp p walks the momenta of each exchange frequency starting at
+// p (cyclically), so that at a given step the warps of a group read Q − k2 (or k2 + Q) of the same
+// momentum where the cluster's index arithmetic carries no digit: the same cross column, and rows of
+// the same frequency, so that one warp's L2 read serves the others from L1. kGtNoL1: G_t loads skip L1.
+template <class R>
+__device__ inline C<R> load_no_l1(const C<R>* p) {
+  C<R> v;
+  if constexpr (sizeof(R) == 8)
+    asm volatile("ld.global.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(v.re), "=d"(v.im) : "l"(p));
+  else
+    asm volatile("ld.global.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(v.re), "=f"(v.im) : "l"(p));
+  return v;
+}
+
+template <class R, bool kTerms, int kPairs, bool kStagger, bool kGtNoL1 = false>
+__global__ void walk_grouped(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  constexpr int kWarps = 8, kChunksPerBlock = kWarps / kPairs;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int p = warp % kPairs, c = warp / kPairs;
+  constexpr int kChunks = kInner / 32;  // 72
+  const int chunk_block = blockIdx.x % (kChunks / kChunksPerBlock), group = blockIdx.x / (kChunks / kChunksPerBlock);
+  const int inner = (chunk_block * kChunksPerBlock + c) * 32 + lane, pair = group * kPairs + p;
+  if (pair >= kInner) return;
+  const int k1 = inner % kNc, w1 = inner / kNc, k2 = pair % kNc, w2 = pair / kNc;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  C<R> fu{0, 0}, fd{0, 0};
+  if constexpr (kTerms) fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
+  C<R>* base = gt + inner + std::uint64_t(kInner) * pair;
+  const int start = kStagger ? p % kNQ : 0;
+  const auto row_of = [&](int step) { const int iw = step / kNQ, iq = (step % kNQ + start) % kNQ; return iq + kNQ * iw; };
+  const auto load = [&](int step) { const C<R>* a = base + kRow * row_of(step); return kGtNoL1 ? load_no_l1(a) : *a; };
+  C<R> old = load(0);
+  for (int step = 0; step < kRows; ++step) {
+    C<R> next{0, 0};
+    if (step + 1 < kRows) next = load(step + 1);
+    const int row = row_of(step), iq = row % kNQ, iw = row / kNQ;
+    C<R> term{half_s, 0};
+    if constexpr (kTerms) {
+      const int a = c_tables.sub[k1 + kNc * iq], b = c_tables.sub[k2 + kNc * iq];
+      const std::uint64_t x = gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2);
+      term = scale(half_s, fu * load_evict_last(g + dn + x) + fd * load_evict_last(g + x));
+    }
+    base[kRow * row] = old + term;
+    old = next;
+  }
+}
+
+// ---- the frequency-pair tiles' order -----------------------------------------------------------------
+// A block per (ω1, ω2) (ω1 fastest: consecutive blocks write neighbouring runs of G_t), kThreads threads,
+// each owning kPer of the pair's 1296 (k1, k2), (k1, k2) = e = t + kThreads·j, k1 = e % 36 fastest.
+// Per exchange frequency Ω: the block stages the cross tiles of both spins (and, for the bubble
+// channel, the left and right factors of its N_Q momenta) in shared memory, then walks the N_Q rows:
+// each thread loads its kPer G_t values of the row together, then forms and stores their terms.
+template <class R, Channel kChannel, bool kTerms, int kPer>
+__global__ void __launch_bounds__(kTileSize / kPer) tile(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  constexpr int kThreads = kTileSize / kPer;
+  extern __shared__ __align__(16) unsigned char scratch[];  // tile_scratch_bytes()
+  C<R>* cross_up = reinterpret_cast<C<R>*>(scratch);
+  C<R>* cross_dn = cross_up + kTileSize;
+  C<R>* left = cross_dn + kTileSize;
+  C<R>* right = left + (kChannel == Channel::magnetic ? kNc * kNQ : 0);
+  int* shift = reinterpret_cast<int*>(right + (kChannel == Channel::magnetic ? kNc * kNQ : 0));
+  const int w1 = blockIdx.x % kNw, w2 = blockIdx.x / kNw;
+  const int t = threadIdx.x;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  for (int i = t; i < kNc * kNQ; i += kThreads)
+    shift[i] = kChannel == Channel::pp ? c_tables.sub[i] : c_tables.add[i];
+  int k1[kPer], k2[kPer];
+  C<R> fu[kPer], fd[kPer];
+  std::uint64_t slot[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int e = t + kThreads * j;
+    k1[j] = e % kNc, k2[j] = e / kNc;
+    slot[j] = k1[j] + kNc * w1 + std::uint64_t(kInner) * (k2[j] + kNc * w2);
+    if constexpr (kTerms) {
+      const std::uint64_t f = gat(k1[j], w1, k2[j], w2);
+      fu[j] = g[f], fd[j] = g[dn + f];
+    }
+  }
+  for (int iw = 0; iw < kNW; ++iw) {
+    if constexpr (kTerms) {
+      __syncthreads();  // the previous Ω's tiles are no longer read
+      // Tile (a, b): pp G(a, Ω − ω1; b, Ω − ω2) (Ω − ω on G_t's axis: Ω + 2n − 1 − ω), magnetic
+      // G(a, ω2 + Ω; b, ω1 + Ω); a contiguous in G_σ.
+      for (int i = t; i < kTileSize; i += kThreads) {
+        const int a = i % kNc, b = i / kNc;
+        const std::uint64_t x = kChannel == Channel::pp ? gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2)
+                                                        : gat(a, w2 + iw, b, w1 + iw);
+        cross_up[i] = g[x], cross_dn[i] = g[dn + x];
+      }
+      if constexpr (kChannel == Channel::magnetic) {
+        for (int i = t; i < kNc * kNQ; i += kThreads) {
+          const int k = i % kNc, iq = i / kNc, kq = k_add(k, iq);
+          const std::uint64_t l = gat(k, w1, kq, w1 + iw), r = gat(kq, w2 + iw, k, w2);
+          left[i] = g[l] - g[dn + l], right[i] = g[r] - g[dn + r];
+        }
+      }
+      __syncthreads();
+    }
+    for (int iq = 0; iq < kNQ; ++iq) {
+      C<R>* row = gt + kRow * (iq + kNQ * iw);
+      C<R> old[kPer];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) old[j] = row[slot[j]];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        C<R> term{half_s, 0};
+        if constexpr (kTerms) {
+          const int a = shift[k1[j] + kNc * iq], b = shift[k2[j] + kNc * iq];
+          if constexpr (kChannel == Channel::pp) {
+            const int x = a + kNc * b;
+            term = scale(half_s, fu[j] * cross_dn[x] + fd[j] * cross_up[x]);
+          } else {
+            const int x = b + kNc * a;  // G(k2 + Q, ω2 + Ω; k1 + Q, ω1 + Ω)
+            term = scale(half_s, left[k1[j] + kNc * iq] * right[k2[j] + kNc * iq] -
+                                     (fu[j] * cross_up[x] + fd[j] * cross_dn[x]));
+          }
+        }
+        row[slot[j]] = old[j] + term;
+      }
+    }
+  }
+}
+
+template <class R, Channel kChannel>
+constexpr std::size_t tile_scratch_bytes() {
+  return sizeof(C<R>) * (2 * kTileSize + (kChannel == Channel::magnetic ? 2 * kNc * kNQ : 0)) + sizeof(int) * kNc * kNQ;
+}
+
+// ---- runs of frequencies: the tiles' idea with DRAM-friendly G_t runs ------------------------------
+// A block owns kW1 consecutive ω1 (a run of 36·kW1 contiguous G_t entries per pair) and every k2 of one
+// ω2, and walks the exchange rows: per row it touches 36 runs of 36·kW1·sizeof(G_t) bytes. Per exchange
+// frequency it stages the cross values of all its entries for every momentum (rows (·, ω) of its kW1
+// frequencies × the 36 columns of ω2's shifted frequency, both spins) in shared memory, read there N_Q
+// times; the fixed values stay in registers for all 40 rows (kPer entries per thread).
+template <class R, Channel kChannel, int kW1>
+constexpr std::size_t run_scratch_bytes() {
+  constexpr int kRun = kNc * kW1;
+  return sizeof(C<R>) * (2 * kRun * kNc + (kChannel == Channel::magnetic ? kRun * kNQ + kNc * kNQ : 0)) +
+         sizeof(int) * kNc * kNQ;
+}
+
+// kK2: the block's pairs are kK2 consecutive k2 of its ω2 (36: all), fewer pairs per block leaving
+// each thread more registers; the staged cross tile covers every momentum all the same.
+template <class R, Channel kChannel, bool kTerms, int kW1, int kPer, int kK2 = kNc>
+__global__ void __launch_bounds__(kNc * kK2 * kW1 / kPer) runs(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  constexpr int kRun = kNc * kW1, kTile = kRun * kNc, kBlockEntries = kRun * kK2, kThreads = kBlockEntries / kPer;
+  static_assert(kBlockEntries % kPer == 0 && kThreads <= 1024, "");
+  extern __shared__ __align__(16) unsigned char scratch[];
+  C<R>* cross_up = reinterpret_cast<C<R>*>(scratch);
+  C<R>* cross_dn = cross_up + kTile;
+  constexpr bool kMag = kChannel == Channel::magnetic;
+  C<R>* left = cross_dn + kTile;           // [il + kRun·iq]
+  C<R>* right = left + (kMag ? kRun * kNQ : 0);    // [k2 + 36·iq]
+  int* shift = reinterpret_cast<int*>(right + (kMag ? kNc * kNQ : 0));
+  const int w1_0 = blockIdx.x % (kNw / kW1) * kW1, k2_0 = blockIdx.x / (kNw / kW1) % (kNc / kK2) * kK2;
+  const int w2 = blockIdx.x / (kNw / kW1) / (kNc / kK2);
+  const int t = threadIdx.x;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  if constexpr (kTerms)  // without terms nothing is staged (and no scratch is allocated)
+    for (int i = t; i < kNc * kNQ; i += kThreads) shift[i] = kMag ? c_tables.add[i] : c_tables.sub[i];
+  int il[kPer], k2[kPer];
+  C<R> fu[kPer], fd[kPer];
+  std::uint32_t slot[kPer];  // within a row: < 2304²
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int e = t + kThreads * j;
+    il[j] = e % kRun, k2[j] = k2_0 + e / kRun;
+    slot[j] = std::uint32_t(w1_0 * kNc + il[j]) + std::uint32_t(kInner) * std::uint32_t(k2[j] + kNc * w2);
+    if constexpr (kTerms) {
+      const std::uint64_t f = gat(il[j] % kNc, w1_0 + il[j] / kNc, k2[j], w2);
+      fu[j] = g[f], fd[j] = g[dn + f];
+    }
+  }
+  for (int iw = 0; iw < kNW; ++iw) {
+    if constexpr (kTerms) {
+      __syncthreads();
+      // pp: T[il + kRun·b] = G(a, Ω − ω1; b, Ω − ω2), il = a + 36·i, ω1 = ω1_0 + i.
+      // magnetic: T[(b + 36·i) + kRun·a] = G(a, ω2 + Ω; b, ω1_0 + i + Ω).
+      for (int f = t; f < kTile; f += kThreads) {
+        const int a = f % kNc, rest = f / kNc;
+        std::uint64_t x;
+        int to;
+        if constexpr (!kMag) {
+          const int i = rest % kW1, b = rest / kW1;
+          x = gat(a, iw + kNw - 1 - (w1_0 + i), b, iw + kNw - 1 - w2);
+          to = a + kNc * i + kRun * b;
+        } else {
+          const int b = rest % kNc, i = rest / kNc;
+          x = gat(a, w2 + iw, b, w1_0 + i + iw);
+          to = b + kNc * i + kRun * a;
+        }
+        cross_up[to] = g[x], cross_dn[to] = g[dn + x];
+      }
+      if constexpr (kMag) {
+        for (int f = t; f < kRun * kNQ; f += kThreads) {
+          const int k = f % kNc, i = f / kNc % kW1, iq = f / kRun, kq = k_add(k, iq), w1 = w1_0 + i;
+          const std::uint64_t l = gat(k, w1, kq, w1 + iw);
+          left[f] = g[l] - g[dn + l];
+        }
+        for (int f = t; f < kNc * kNQ; f += kThreads) {
+          const int k = f % kNc, iq = f / kNc, kq = k_add(k, iq);
+          const std::uint64_t r = gat(kq, w2 + iw, k, w2);
+          right[f] = g[r] - g[dn + r];
+        }
+      }
+      __syncthreads();
+    }
+    for (int iq = 0; iq < kNQ; ++iq) {
+      C<R>* row = gt + kRow * (iq + kNQ * iw);
+      C<R> old[kPer];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) old[j] = row[slot[j]];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        C<R> term{half_s, 0};
+        if constexpr (kTerms) {
+          const int k1 = il[j] % kNc, i = il[j] / kNc;
+          const int x = shift[k1 + kNc * iq] + kNc * i + kRun * shift[k2[j] + kNc * iq];
+          if constexpr (!kMag) {
+            term = scale(half_s, fu[j] * cross_dn[x] + fd[j] * cross_up[x]);
+          } else {
+            term = scale(half_s, left[il[j] + kRun * iq] * right[k2[j] + kNc * iq] -
+                                     (fu[j] * cross_up[x] + fd[j] * cross_dn[x]));
+          }
+        }
+        row[slot[j]] = old[j] + term;
+      }
+    }
+  }
+}
+
+// ---- host ------------------------------------------------------------------------------------------
+struct Result {
+  std::string precision, kernel;
+  double ms, copy_ms, ratio;
+  double max_rel_error;  // against the reference kernel; -1 where not checked
+};
+
+template <class F>
+double median_ms(int reps, F&& launch) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  launch();  // warm-up
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int r = 0; r < reps; ++r) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    CHECK(cudaGetLastError());
+    float x = 0;
+    CHECK(cudaEventElapsedTime(&x, a, b));
+    ms.push_back(x);
+  }
+  std::sort(ms.begin(), ms.end());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  return ms[ms.size() / 2];
+}
+
+template <class R>
+__global__ void fill_random(C<R>* p, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
+    std::uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[i] = {R(double(z & 0xFFFFFF) / 0xFFFFFF - 0.5), R(double(z >> 40) / 0xFFFFFF - 0.5)};
+  }
+}
+
+// max |a − b| / max |b| over the slice, on the host.
+template <class R>
+double max_rel_error(const C<R>* a_dev, const C<R>* b_dev) {
+  std::vector<C<R>> a(kEntries), b(kEntries);
+  CHECK(cudaMemcpy(a.data(), a_dev, kEntries * sizeof(C<R>), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(b.data(), b_dev, kEntries * sizeof(C<R>), cudaMemcpyDeviceToHost));
+  double diff = 0, ref = 0;
+  for (std::uint64_t i = 0; i < kEntries; ++i) {
+    const double d = std::hypot(double(a[i].re) - b[i].re, double(a[i].im) - b[i].im);
+    if (!(d <= diff)) diff = std::isnan(d) ? NAN : d;
+    ref = std::max(ref, std::hypot(double(b[i].re), double(b[i].im)));
+  }
+  return diff / ref;
+}
+
+// --all: also the pair-group walks and the frequency-pair tiles (docs/results/h200_access_probe: runs 1 and 2).
+bool g_all = false;
+
+template <class R>
+void run_precision(const char* name, int reps, std::vector<Result>& out) {
+  C<R>*gt, *copy, *g;
+  CHECK(cudaMalloc(&gt, kEntries * sizeof(C<R>)));
+  CHECK(cudaMalloc(&copy, kEntries * sizeof(C<R>)));
+  const std::uint64_t g_entries = 2 * std::uint64_t(kM) * kM;
+  CHECK(cudaMalloc(&g, g_entries * sizeof(C<R>)));
+  fill_random<<<4096, 256>>>(gt, kEntries, 1);
+  fill_random<<<4096, 256>>>(g, g_entries, 2);
+  CHECK(cudaGetLastError());
+  const R half_s = R(0.5);
+  const std::size_t bytes = kEntries * sizeof(C<R>);
+  const double memcpy_ms = median_ms(reps, [&] { CHECK(cudaMemcpyAsync(copy, gt, bytes, cudaMemcpyDeviceToDevice)); });
+  const double copy16_ms = median_ms(reps, [&] {
+    copy16<<<132 * 8, 512>>>(reinterpret_cast<uint4*>(copy), reinterpret_cast<const uint4*>(gt), bytes / 16);
+  });
+  std::printf("%-7s cudaMemcpyAsync %.3f ms, copy kernel %.3f ms (the faster is the baseline)\n", name, memcpy_ms, copy16_ms);
+  const double copy_ms = std::min(memcpy_ms, copy16_ms);
+  const auto add = [&](const char* kernel, double ms, double err) {
+    out.push_back({name, kernel, ms, copy_ms, copy_ms / ms, err});
+    std::printf("%-7s %-22s %8.3f ms  copy %8.3f ms  ratio %.3f  max rel error %s\n", name, kernel, ms, copy_ms,
+                copy_ms / ms, err < 0 ? "-" : std::to_string(err).c_str());
+    std::fflush(stdout);
+  };
+  const unsigned linear_blocks = 132 * 16;
+  add("rmw_linear", median_ms(reps, [&] { rmw_linear<R><<<linear_blocks, 256>>>(gt, R(1e-3)); }), -1);
+  const unsigned walk_blocks = unsigned((kRow + 255) / 256);
+  add("walk_rmw", median_ms(reps, [&] { walk<R, false><<<walk_blocks, 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp", median_ms(reps, [&] { walk<R, true><<<walk_blocks, 256>>>(gt, g, half_s); }), -1);
+  const unsigned tile_blocks = kNw * kNw;
+  if (g_all) {
+  constexpr std::size_t pp_bytes = tile_scratch_bytes<R, Channel::pp>();
+  constexpr std::size_t mag_bytes = tile_scratch_bytes<R, Channel::magnetic>();
+  CHECK(cudaFuncSetAttribute(tile<R, Channel::pp, false, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pp_bytes)));
+  CHECK(cudaFuncSetAttribute(tile<R, Channel::pp, false, 6>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pp_bytes)));
+  add("tile_rmw_4", median_ms(reps, [&] { tile<R, Channel::pp, false, 4><<<tile_blocks, kTileSize / 4, pp_bytes>>>(gt, g, half_s); }), -1);
+  add("tile_rmw_6", median_ms(reps, [&] { tile<R, Channel::pp, false, 6><<<tile_blocks, kTileSize / 6, pp_bytes>>>(gt, g, half_s); }), -1);
+  }
+  // Correctness first (from the same random G_t), then timing.
+  const auto check = [&](auto launch_tile, auto launch_naive) {
+    fill_random<<<4096, 256>>>(gt, kEntries, 3);
+    CHECK(cudaMemcpy(copy, gt, bytes, cudaMemcpyDeviceToDevice));
+    launch_tile(gt);
+    launch_naive(copy);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    return max_rel_error(gt, copy);
+  };
+  const unsigned naive_blocks = unsigned((kEntries + 255) / 256);
+  const auto naive_pp = [&](C<R>* p) { naive<R, Channel::pp><<<naive_blocks, 256>>>(p, g, half_s); };
+  const auto naive_mag = [&](C<R>* p) { naive<R, Channel::magnetic><<<naive_blocks, 256>>>(p, g, half_s); };
+  if (g_all) {
+  add("naive_pp", median_ms(reps, [&] { naive_pp(gt); }), -1);
+  add("naive_magnetic", median_ms(reps, [&] { naive_mag(gt); }), -1);
+  }
+#define TILE_CASE(CH, PER, NAME, NAIVE)                                                                       \
+  {                                                                                                        \
+    constexpr std::size_t shm = tile_scratch_bytes<R, CH>();                                               \
+    CHECK(cudaFuncSetAttribute(tile<R, CH, true, PER>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm))); \
+    const auto launch = [&](C<R>* p) { tile<R, CH, true, PER><<<tile_blocks, kTileSize / PER, shm>>>(p, g, half_s); }; \
+    const double err = check(launch, NAIVE);                                                               \
+    add(NAME, median_ms(reps, [&] { launch(gt); }), err);                                                  \
+  }
+  if (g_all) {
+  const auto grouped_blocks = [](int pairs) { return unsigned((kInner / 32) / (8 / pairs) * ((kInner + pairs - 1) / pairs)); };
+  add("walk_rmw_g4", median_ms(reps, [&] { walk_grouped<R, false, 4, true><<<grouped_blocks(4), 256>>>(gt, g, half_s); }), -1);
+  add("walk_rmw_g8", median_ms(reps, [&] { walk_grouped<R, false, 8, true><<<grouped_blocks(8), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g1", median_ms(reps, [&] { walk_grouped<R, true, 1, false><<<grouped_blocks(1), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g1_noL1", median_ms(reps, [&] { walk_grouped<R, true, 1, false, true><<<grouped_blocks(1), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g2s", median_ms(reps, [&] { walk_grouped<R, true, 2, true><<<grouped_blocks(2), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g4", median_ms(reps, [&] { walk_grouped<R, true, 4, false><<<grouped_blocks(4), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g4s", median_ms(reps, [&] { walk_grouped<R, true, 4, true><<<grouped_blocks(4), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g4s_noL1", median_ms(reps, [&] { walk_grouped<R, true, 4, true, true><<<grouped_blocks(4), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g8s", median_ms(reps, [&] { walk_grouped<R, true, 8, true><<<grouped_blocks(8), 256>>>(gt, g, half_s); }), -1);
+  add("walk_pp_g8s_noL1", median_ms(reps, [&] { walk_grouped<R, true, 8, true, true><<<grouped_blocks(8), 256>>>(gt, g, half_s); }), -1);
+  {
+    const auto launch = [&](C<R>* p) { walk_grouped<R, true, 4, true><<<grouped_blocks(4), 256>>>(p, g, half_s); };
+    const double err = check(launch, naive_pp);
+    add("walk_pp_g4s (checked)", median_ms(reps, [&] { launch(gt); }), err);
+  }
+  }
+#define RUN_CASE(CH, TERMS, W1, PER, K2, NAME, NAIVE)                                                      \
+  {                                                                                                        \
+    constexpr std::size_t shm = TERMS ? run_scratch_bytes<R, CH, W1>() : 0; /* nothing staged without terms */ \
+    auto* k = runs<R, CH, TERMS, W1, PER, K2>;                                                             \
+    CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));                 \
+    const auto launch = [&](C<R>* p) { k<<<(kNw / W1) * (kNc / K2) * kNw, kNc * K2 * W1 / PER, shm>>>(p, g, half_s); }; \
+    const double err = TERMS ? check(launch, NAIVE) : -1;                                                 \
+    add(NAME, median_ms(reps, [&] { launch(gt); }), err);                                                  \
+  }
+  if (g_all) {
+  RUN_CASE(Channel::pp, false, 1, 2, 36, "runs_rmw_w1x1", naive_pp)
+  RUN_CASE(Channel::pp, false, 2, 3, 36, "runs_rmw_w1x2", naive_pp)
+  RUN_CASE(Channel::pp, false, 8, 12, 36, "runs_rmw_w1x8", naive_pp)
+  RUN_CASE(Channel::pp, true, 1, 2, 36, "runs_pp_w1x1", naive_pp)
+  RUN_CASE(Channel::pp, true, 2, 3, 36, "runs_pp_w1x2", naive_pp)
+  RUN_CASE(Channel::pp, true, 2, 4, 36, "runs_pp_w1x2_4", naive_pp)
+  RUN_CASE(Channel::magnetic, true, 2, 3, 36, "runs_magnetic_w1x2", naive_mag)
+  }
+  RUN_CASE(Channel::pp, false, 4, 6, 36, "runs_rmw_w1x4", naive_pp)
+  RUN_CASE(Channel::pp, false, 4, 6, 18, "runs_rmw_w1x4_k18", naive_pp)
+  RUN_CASE(Channel::pp, false, 4, 4, 12, "runs_rmw_w1x4_k12", naive_pp)
+  RUN_CASE(Channel::pp, true, 4, 6, 18, "runs_pp_w1x4_k18", naive_pp)
+  RUN_CASE(Channel::magnetic, true, 4, 6, 18, "runs_magnetic_w1x4_k18", naive_mag)
+  RUN_CASE(Channel::pp, true, 4, 4, 12, "runs_pp_w1x4_k12", naive_pp)
+  RUN_CASE(Channel::magnetic, true, 4, 4, 12, "runs_magnetic_w1x4_k12", naive_mag)
+  if constexpr (sizeof(R) == 4) {
+    RUN_CASE(Channel::pp, false, 8, 6, 18, "runs_rmw_w1x8_k18", naive_pp)
+    RUN_CASE(Channel::pp, true, 8, 6, 18, "runs_pp_w1x8_k18", naive_pp)
+    RUN_CASE(Channel::magnetic, true, 8, 6, 18, "runs_magnetic_w1x8_k18", naive_mag)
+  }
+#undef RUN_CASE
+  {
+    const auto launch = [&](C<R>* p) { walk<R, true><<<walk_blocks, 256>>>(p, g, half_s); };
+    const double err = check(launch, naive_pp);
+    add("walk_pp (checked)", median_ms(reps, [&] { launch(gt); }), err);
+  }
+  if (g_all) {
+  TILE_CASE(Channel::pp, 3, "tile_pp_3", naive_pp)
+  TILE_CASE(Channel::pp, 4, "tile_pp_4", naive_pp)
+  TILE_CASE(Channel::pp, 6, "tile_pp_6", naive_pp)
+  TILE_CASE(Channel::magnetic, 4, "tile_magnetic_4", naive_mag)
+  TILE_CASE(Channel::magnetic, 6, "tile_magnetic_6", naive_mag)
+  }
+#undef TILE_CASE
+  CHECK(cudaFree(gt));
+  CHECK(cudaFree(copy));
+  CHECK(cudaFree(g));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 7;
+  std::string json;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("usage: %s [--all] [--reps N] [--json FILE]\n"
+                  "Times the G_t update's access patterns (see the file's opening comment) against a\n"
+                  "device-to-device copy at the paper size, in double and float, and checks the tile\n"
+                  "kernels against a one-thread-per-entry reference.\n", argv[0]);
+      return 0;
+    } else if (a == "--all") {
+      g_all = true;
+    } else if (a == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--json" && i + 1 < argc) {
+      json = argv[++i];
+    } else {
+      std::fprintf(stderr, "%s: unknown argument %s (--help lists them)\n", argv[0], a.c_str());
+      return 2;
+    }
+  }
+  Tables t{};
+  for (int q = 0; q < kNQ; ++q)
+    for (int k = 0; k < kNc; ++k) t.sub[k + kNc * q] = k_sub(q, k), t.add[k + kNc * q] = k_add(k, q);
+  CHECK(cudaMemcpyToSymbol(c_tables, &t, sizeof t));
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("gt_access_probe on %s (%d SMs, L2 %d MiB), %llu entries, median of %d\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, (unsigned long long)kEntries, reps);
+  std::vector<Result> results;
+  run_precision<double>("double", reps, results);
+  run_precision<float>("float", reps, results);
+  if (!json.empty()) {
+    FILE* f = std::fopen(json.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", json.c_str());
+      return 1;
+    }
+    std::fprintf(f, "{\"device\": \"%s\", \"entries\": %llu, \"repetitions\": %d, \"results\": [\n", prop.name,
+                 (unsigned long long)kEntries, reps);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const Result& r = results[i];
+      std::fprintf(f, "  {\"precision\": \"%s\", \"kernel\": \"%s\", \"ms\": %.6f, \"copy_ms\": %.6f, \"ratio\": %.4f, "
+                      "\"max_rel_error\": %.3e}%s\n",
+                   r.precision.c_str(), r.kernel.c_str(), r.ms, r.copy_ms, r.ratio, r.max_rel_error,
+                   i + 1 < results.size() ? "," : "");
+    }
+    std::fprintf(f, "]}\n");
+    std::fclose(f);
+  }
+  return 0;
+}
