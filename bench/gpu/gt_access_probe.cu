@@ -9,12 +9,14 @@
 //                 exchange rows, the next row's value loaded ahead), no G_σ;
 //   walk_pp       the same walk with pp_up_down's terms: fixed G_σ values read once per thread, the
 //                 cross values per row (L2 "evict last"), as the Kokkos walk does;
-//   tile_rmw      G_t += c in the frequency-pair tiles' order (a block per (ω1, ω2), its threads own
-//                 kEntries (k1, k2) of that pair and walk the exchange rows), no G_σ;
-//   tile_pp,      that order with the channel's terms: the fixed values in registers for the whole
-//   tile_magnetic walk, the cross values of each exchange frequency staged once per block in shared
-//                 memory (a 36 × 36 tile per spin, read there N_Q times), the bubble factors too.
-// Correctness: each tile kernel is compared with a one-thread-per-entry kernel of the formula
+//   runs_*        a block owns W consecutive ω1 (runs of 36·W contiguous G_t entries) and K consecutive
+//                 k2 of one ω2, and walks the exchange rows; with terms, the fixed values stay in
+//                 registers and the cross values of each exchange frequency (and the bubble factors)
+//                 are staged once per block in shared memory and read there N_Q times; tile_* are the
+//                 frequency-pair tiles, runs of one ω1 and 36 pairs (--all);
+//   walk_*_gP[s]  the walk in pair groups, optionally staggered (--all);
+//   naive_*       one thread per entry, the formula as written: the reference.
+// Correctness: each kernel with terms but the pair groups' timed ones is compared with a one-thread-per-entry kernel of the formula
 // (docs/results give the relative max error); G_t starts from random values, never zeros.
 //
 // Not part of the library or its build: it exists to measure. Build and run on the GPU machine:
@@ -50,7 +52,6 @@ constexpr int kInner = kNc * kNw;                  // (k1, ω1): 2304
 constexpr std::uint64_t kRow = std::uint64_t(kInner) * kInner;  // one exchange row
 constexpr std::uint64_t kEntries = kRow * kNQ * kNW;             // 212,336,640
 constexpr int kRows = kNQ * kNW;
-constexpr int kTileSize = kNc * kNc;
 
 template <class R>
 struct C {
@@ -217,90 +218,7 @@ __global__ void walk_grouped(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
   }
 }
 
-// ---- the frequency-pair tiles' order -----------------------------------------------------------------
-// A block per (ω1, ω2) (ω1 fastest: consecutive blocks write neighbouring runs of G_t), kThreads threads,
-// each owning kPer of the pair's 1296 (k1, k2), (k1, k2) = e = t + kThreads·j, k1 = e % 36 fastest.
-// Per exchange frequency Ω: the block stages the cross tiles of both spins (and, for the bubble
-// channel, the left and right factors of its N_Q momenta) in shared memory, then walks the N_Q rows:
-// each thread loads its kPer G_t values of the row together, then forms and stores their terms.
-template <class R, Channel kChannel, bool kTerms, int kPer>
-__global__ void __launch_bounds__(kTileSize / kPer) tile(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
-  constexpr int kThreads = kTileSize / kPer;
-  extern __shared__ __align__(16) unsigned char scratch[];  // tile_scratch_bytes()
-  C<R>* cross_up = reinterpret_cast<C<R>*>(scratch);
-  C<R>* cross_dn = cross_up + kTileSize;
-  C<R>* left = cross_dn + kTileSize;
-  C<R>* right = left + (kChannel == Channel::magnetic ? kNc * kNQ : 0);
-  int* shift = reinterpret_cast<int*>(right + (kChannel == Channel::magnetic ? kNc * kNQ : 0));
-  const int w1 = blockIdx.x % kNw, w2 = blockIdx.x / kNw;
-  const int t = threadIdx.x;
-  const std::uint64_t dn = std::uint64_t(kM) * kM;
-  for (int i = t; i < kNc * kNQ; i += kThreads)
-    shift[i] = kChannel == Channel::pp ? c_tables.sub[i] : c_tables.add[i];
-  int k1[kPer], k2[kPer];
-  C<R> fu[kPer], fd[kPer];
-  std::uint64_t slot[kPer];
-#pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const int e = t + kThreads * j;
-    k1[j] = e % kNc, k2[j] = e / kNc;
-    slot[j] = k1[j] + kNc * w1 + std::uint64_t(kInner) * (k2[j] + kNc * w2);
-    if constexpr (kTerms) {
-      const std::uint64_t f = gat(k1[j], w1, k2[j], w2);
-      fu[j] = g[f], fd[j] = g[dn + f];
-    }
-  }
-  for (int iw = 0; iw < kNW; ++iw) {
-    if constexpr (kTerms) {
-      __syncthreads();  // the previous Ω's tiles are no longer read
-      // Tile (a, b): pp G(a, Ω − ω1; b, Ω − ω2) (Ω − ω on G_t's axis: Ω + 2n − 1 − ω), magnetic
-      // G(a, ω2 + Ω; b, ω1 + Ω); a contiguous in G_σ.
-      for (int i = t; i < kTileSize; i += kThreads) {
-        const int a = i % kNc, b = i / kNc;
-        const std::uint64_t x = kChannel == Channel::pp ? gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2)
-                                                        : gat(a, w2 + iw, b, w1 + iw);
-        cross_up[i] = g[x], cross_dn[i] = g[dn + x];
-      }
-      if constexpr (kChannel == Channel::magnetic) {
-        for (int i = t; i < kNc * kNQ; i += kThreads) {
-          const int k = i % kNc, iq = i / kNc, kq = k_add(k, iq);
-          const std::uint64_t l = gat(k, w1, kq, w1 + iw), r = gat(kq, w2 + iw, k, w2);
-          left[i] = g[l] - g[dn + l], right[i] = g[r] - g[dn + r];
-        }
-      }
-      __syncthreads();
-    }
-    for (int iq = 0; iq < kNQ; ++iq) {
-      C<R>* row = gt + kRow * (iq + kNQ * iw);
-      C<R> old[kPer];
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) old[j] = row[slot[j]];
-#pragma unroll
-      for (int j = 0; j < kPer; ++j) {
-        C<R> term{half_s, 0};
-        if constexpr (kTerms) {
-          const int a = shift[k1[j] + kNc * iq], b = shift[k2[j] + kNc * iq];
-          if constexpr (kChannel == Channel::pp) {
-            const int x = a + kNc * b;
-            term = scale(half_s, fu[j] * cross_dn[x] + fd[j] * cross_up[x]);
-          } else {
-            const int x = b + kNc * a;  // G(k2 + Q, ω2 + Ω; k1 + Q, ω1 + Ω)
-            term = scale(half_s, left[k1[j] + kNc * iq] * right[k2[j] + kNc * iq] -
-                                     (fu[j] * cross_up[x] + fd[j] * cross_dn[x]));
-          }
-        }
-        row[slot[j]] = old[j] + term;
-      }
-    }
-  }
-}
-
-template <class R, Channel kChannel>
-constexpr std::size_t tile_scratch_bytes() {
-  return sizeof(C<R>) * (2 * kTileSize + (kChannel == Channel::magnetic ? 2 * kNc * kNQ : 0)) + sizeof(int) * kNc * kNQ;
-}
-
-// ---- runs of frequencies: the tiles' idea with DRAM-friendly G_t runs ------------------------------
+// ---- runs of frequencies, the frequency-pair tiles among them (kW1 = 1, 36 pairs) -----------------
 // A block owns kW1 consecutive ω1 (a run of 36·kW1 contiguous G_t entries per pair) and every k2 of one
 // ω2, and walks the exchange rows: per row it touches 36 runs of 36·kW1·sizeof(G_t) bytes. Per exchange
 // frequency it stages the cross values of all its entries for every momentum (rows (·, ω) of its kW1
@@ -494,15 +412,6 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
   const unsigned walk_blocks = unsigned((kRow + 255) / 256);
   add("walk_rmw", median_ms(reps, [&] { walk<R, false><<<walk_blocks, 256>>>(gt, g, half_s); }), -1);
   add("walk_pp", median_ms(reps, [&] { walk<R, true><<<walk_blocks, 256>>>(gt, g, half_s); }), -1);
-  const unsigned tile_blocks = kNw * kNw;
-  if (g_all) {
-  constexpr std::size_t pp_bytes = tile_scratch_bytes<R, Channel::pp>();
-  constexpr std::size_t mag_bytes = tile_scratch_bytes<R, Channel::magnetic>();
-  CHECK(cudaFuncSetAttribute(tile<R, Channel::pp, false, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pp_bytes)));
-  CHECK(cudaFuncSetAttribute(tile<R, Channel::pp, false, 6>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pp_bytes)));
-  add("tile_rmw_4", median_ms(reps, [&] { tile<R, Channel::pp, false, 4><<<tile_blocks, kTileSize / 4, pp_bytes>>>(gt, g, half_s); }), -1);
-  add("tile_rmw_6", median_ms(reps, [&] { tile<R, Channel::pp, false, 6><<<tile_blocks, kTileSize / 6, pp_bytes>>>(gt, g, half_s); }), -1);
-  }
   // Correctness first (from the same random G_t), then timing.
   const auto check = [&](auto launch_tile, auto launch_naive) {
     fill_random<<<4096, 256>>>(gt, kEntries, 3);
@@ -519,14 +428,6 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
   if (g_all) {
   add("naive_pp", median_ms(reps, [&] { naive_pp(gt); }), -1);
   add("naive_magnetic", median_ms(reps, [&] { naive_mag(gt); }), -1);
-  }
-#define TILE_CASE(CH, PER, NAME, NAIVE)                                                                       \
-  {                                                                                                        \
-    constexpr std::size_t shm = tile_scratch_bytes<R, CH>();                                               \
-    CHECK(cudaFuncSetAttribute(tile<R, CH, true, PER>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm))); \
-    const auto launch = [&](C<R>* p) { tile<R, CH, true, PER><<<tile_blocks, kTileSize / PER, shm>>>(p, g, half_s); }; \
-    const double err = check(launch, NAIVE);                                                               \
-    add(NAME, median_ms(reps, [&] { launch(gt); }), err);                                                  \
   }
   if (g_all) {
   const auto grouped_blocks = [](int pairs) { return unsigned((kInner / 32) / (8 / pairs) * ((kInner + pairs - 1) / pairs)); };
@@ -556,6 +457,14 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
     add(NAME, median_ms(reps, [&] { launch(gt); }), err);                                                  \
   }
   if (g_all) {
+  // The frequency-pair tiles: runs of one ω1 and 36 pairs.
+  RUN_CASE(Channel::pp, false, 1, 4, 36, "tile_rmw_4", naive_pp)
+  RUN_CASE(Channel::pp, false, 1, 6, 36, "tile_rmw_6", naive_pp)
+  RUN_CASE(Channel::pp, true, 1, 3, 36, "tile_pp_3", naive_pp)
+  RUN_CASE(Channel::pp, true, 1, 4, 36, "tile_pp_4", naive_pp)
+  RUN_CASE(Channel::pp, true, 1, 6, 36, "tile_pp_6", naive_pp)
+  RUN_CASE(Channel::magnetic, true, 1, 4, 36, "tile_magnetic_4", naive_mag)
+  RUN_CASE(Channel::magnetic, true, 1, 6, 36, "tile_magnetic_6", naive_mag)
   RUN_CASE(Channel::pp, false, 1, 2, 36, "runs_rmw_w1x1", naive_pp)
   RUN_CASE(Channel::pp, false, 2, 3, 36, "runs_rmw_w1x2", naive_pp)
   RUN_CASE(Channel::pp, false, 8, 12, 36, "runs_rmw_w1x8", naive_pp)
@@ -582,14 +491,6 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
     const double err = check(launch, naive_pp);
     add("walk_pp (checked)", median_ms(reps, [&] { launch(gt); }), err);
   }
-  if (g_all) {
-  TILE_CASE(Channel::pp, 3, "tile_pp_3", naive_pp)
-  TILE_CASE(Channel::pp, 4, "tile_pp_4", naive_pp)
-  TILE_CASE(Channel::pp, 6, "tile_pp_6", naive_pp)
-  TILE_CASE(Channel::magnetic, 4, "tile_magnetic_4", naive_mag)
-  TILE_CASE(Channel::magnetic, 6, "tile_magnetic_6", naive_mag)
-  }
-#undef TILE_CASE
   CHECK(cudaFree(gt));
   CHECK(cudaFree(copy));
   CHECK(cudaFree(g));
