@@ -16,8 +16,10 @@
 //                 frequency-pair tiles, runs of one ω1 and 36 pairs (--all);
 //   walk_*_gP[s]  the walk in pair groups, optionally staggered (--all);
 //   naive_*       one thread per entry, the formula as written: the reference.
-// Correctness: each kernel with terms but the pair groups' timed ones is compared with a one-thread-per-entry kernel of the formula
-// (docs/results give the relative max error); G_t starts from random values, never zeros.
+// Correctness: the walk, one pair-group walk and every runs and tile kernel with terms are compared
+// with naive_* (the relative max error is printed); G_t starts from random values, never zeros.
+// The walks read their momentum tables from constant memory with indices that differ between lanes,
+// which the constant cache serialises; the library's walk reads them from global memory.
 //
 // Not part of the library or its build: it exists to measure. Build and run on the GPU machine:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 bench/gpu/gt_access_probe.cu -o probe
