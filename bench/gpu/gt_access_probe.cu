@@ -376,7 +376,7 @@ double max_rel_error(const C<R>* a_dev, const C<R>* b_dev) {
   double diff = 0, ref = 0;
   for (std::uint64_t i = 0; i < kEntries; ++i) {
     const double d = std::hypot(double(a[i].re) - b[i].re, double(a[i].im) - b[i].im);
-    if (!(d <= diff)) diff = std::isnan(d) ? NAN : d;
+    diff = std::isnan(d) || std::isnan(diff) ? NAN : std::max(diff, d);  // a NaN stays
     ref = std::max(ref, std::hypot(double(b[i].re), double(b[i].im)));
   }
   return diff / ref;
