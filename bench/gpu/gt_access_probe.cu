@@ -145,6 +145,17 @@ __global__ void rmw_linear(C<R>* gt, R c) {
   }
 }
 
+// pp_up_down's term of entry (k1, ω1, k2, ω2) at exchange row (iQ, iΩ) from its fixed values fu, fd
+// and the cross values, read with L2 "evict last": what both walks below compute per row.
+template <class R>
+__device__ inline C<R> walk_pp_term(const C<R>* g, C<R> fu, C<R> fd, int k1, int w1, int k2, int w2, int iq, int iw,
+                                    R half_s) {
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  const int a = c_tables.sub[k1 + kNc * iq], b = c_tables.sub[k2 + kNc * iq];
+  const std::uint64_t x = gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2);
+  return scale(half_s, fu * load_evict_last(g + dn + x) + fd * load_evict_last(g + x));
+}
+
 // ---- the walks' order: a thread per (inner, pair), 40 rows -----------------------------------------
 template <class R, bool kTerms>
 __global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
@@ -161,12 +172,7 @@ __global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
     C<R> next{0, 0};
     if (row + 1 < kRows) next = p[(row + 1) * kRow];
     C<R> term{half_s, 0};
-    if constexpr (kTerms) {
-      const int iq = row % kNQ, iw = row / kNQ;
-      const int a = c_tables.sub[k1 + kNc * iq], b = c_tables.sub[k2 + kNc * iq];
-      const std::uint64_t x = gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2);
-      term = scale(half_s, fu * load_evict_last(g + dn + x) + fd * load_evict_last(g + x));
-    }
+    if constexpr (kTerms) term = walk_pp_term(g, fu, fd, k1, w1, k2, w2, row % kNQ, row / kNQ, half_s);
     p[row * kRow] = old + term;
     old = next;
   }
@@ -210,11 +216,7 @@ __global__ void walk_grouped(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
     if (step + 1 < kRows) next = load(step + 1);
     const int row = row_of(step), iq = row % kNQ, iw = row / kNQ;
     C<R> term{half_s, 0};
-    if constexpr (kTerms) {
-      const int a = c_tables.sub[k1 + kNc * iq], b = c_tables.sub[k2 + kNc * iq];
-      const std::uint64_t x = gat(a, iw + kNw - 1 - w1, b, iw + kNw - 1 - w2);
-      term = scale(half_s, fu * load_evict_last(g + dn + x) + fd * load_evict_last(g + x));
-    }
+    if constexpr (kTerms) term = walk_pp_term(g, fu, fd, k1, w1, k2, w2, iq, iw, half_s);
     base[kRow * row] = old + term;
     old = next;
   }
