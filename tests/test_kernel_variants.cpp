@@ -331,17 +331,18 @@ TEST(Variants, PassKernelFollowsTheSettings) {
 // single message takes the single-message kernel's diagonal walk; where it cannot, a default above 1
 // would send single messages to the general kernel. On CPUs every default is 1, so the branches are
 // told apart on GPU builds (a GPU run with the consecutive-frequency condition dropped went red:
-// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
+// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt), by a complex<double> G_t
+// at nb = 2, whose walk loads nothing ahead and takes 2 steps there.
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
-  using Accumulator = GtAccumulator<ZFloat, ZFloat>;
+  using Accumulator = GtAccumulator<ZDouble, ZDouble>;
   const auto kernel_for = [](int steps) { return steps > 1 ? PassKernel::single_diagonal : PassKernel::single_message; };
   for (const Channel channel : {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_magnetic}) {
     SCOPED_TRACE(to_string(channel));
-    Problem problem = small_problem(1, channel, 1);
+    Problem problem = small_problem(2, channel, 1);
     problem.dims.exchange_frequencies = {1, 2, 3};
-    Kokkos::View<ZFloat*> slice("slice", problem.dims.entries());
+    Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
     const SliceRange all{0, problem.dims.entries()};
-    const int walk = Accumulator::default_frequency_steps(channel, true, Accumulator::default_diagonal_loads_ahead(1));
+    const int walk = Accumulator::default_frequency_steps(channel, true, Accumulator::default_diagonal_loads_ahead(2));
     const int elsewhere = Accumulator::default_frequency_steps(channel, false);
     EXPECT_EQ(elsewhere, 1);
     Accumulator accumulate(problem.dims, channel, slice, all);
@@ -359,7 +360,7 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
     Accumulator shared(problem.dims, channel, slice, all, ExecSpace(), Updates::concurrent);
     EXPECT_EQ(shared.frequency_steps(), elsewhere);
     problem.dims.exchange_frequencies = {2, 0};  // no shared cross values: the walk in order
-    Kokkos::View<ZFloat*> unsorted_slice("unsorted slice", problem.dims.entries());
+    Kokkos::View<ZDouble*> unsorted_slice("unsorted slice", problem.dims.entries());
     Accumulator unsorted(problem.dims, channel, unsorted_slice, {0, problem.dims.entries()});
     EXPECT_EQ(unsorted.frequency_steps(), elsewhere);
     EXPECT_EQ(unsorted.pass_kernel(1), PassKernel::single_message);
@@ -405,6 +406,7 @@ TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
   EXPECT_FALSE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
   EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
   EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, false), 2);
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_frequency_steps(Channel::pp_up_down, true, true), 1);
   EXPECT_FALSE(GtAccumulator<ZDouble>::default_walk_loads_ahead(Channel::ph_charge));
   EXPECT_FALSE(GtAccumulator<ZFloat>::default_walk_loads_ahead(Channel::ph_transverse));
 #else

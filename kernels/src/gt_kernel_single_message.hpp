@@ -160,7 +160,8 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
 // walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
 // precision, the channel and nb (GtAccumulator::default_frequency_steps and
 // default_diagonal_loads_ahead follow the H200 measurements in docs/results/
-// h200_single_message_diagonal and h200_loads_ahead); a 2-core CPU resolved no difference
+// h200_single_message_diagonal, h200_loads_ahead and h200_walk_inner: by default only pp_up_down
+// and ph_transverse into a complex<double> G_t at nb > 1 take it now); a 2-core CPU resolved no difference
 // (docs/results/cpu_single_message_diagonal.md).
 template <class Scalar, class Message, Channel kChannel, int kSteps, bool kLoadsAhead = true>
 struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {

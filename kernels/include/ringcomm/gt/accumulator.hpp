@@ -115,17 +115,18 @@ class GtAccumulator {
   // exclusive updates, one frequency warp, consecutive exchange frequencies).
   int frequency_steps() const;
   // Measured on an H200 (docs/results/h200_single_message_diagonal, h200_loads_ahead): the diagonal
-  // walk runs single messages of pp_up_down and ph_transverse faster than the walk in order with 4
-  // steps for a complex<float> G_t (0.71–0.81 of the copy rate against 0.63–0.70, nb = 1 and 2), and
-  // with 2 steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.85 against
+  // walk runs single messages of pp_up_down and ph_transverse faster than the walk in order with 2
+  // steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.85 against
   // 0.78–0.80); it is slower for the bubble channels and for a complex<double> G_t that it loads ahead
-  // (nb = 1). 1 everywhere else: batches gained from steps in one case only (docs/results), and CPUs
-  // resolved no difference.
+  // (nb = 1). For a complex<float> G_t it won with 4 steps (0.71–0.81 against 0.63–0.70) until the walk
+  // in order found its cross positions by increments; since then the walk in order is as fast or
+  // faster there (docs/results/h200_walk_inner/3_float_steps). 1 everywhere else: batches gained from
+  // steps in one case only (docs/results), and CPUs resolved no difference.
   static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk, bool loads_ahead = true) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool float_gt = sizeof(Scalar) <= 8;  // complex<float>
-    if (!diagonal_walk || (channel != Channel::pp_up_down && channel != Channel::ph_transverse)) return 1;
-    return float_gt ? 4 : loads_ahead ? 1 : 2;
+    if (!diagonal_walk || float_gt || (channel != Channel::pp_up_down && channel != Channel::ph_transverse)) return 1;
+    return loads_ahead ? 1 : 2;
 #else
     (void)channel, (void)diagonal_walk, (void)loads_ahead;
     return 1;
