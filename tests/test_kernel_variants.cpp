@@ -330,9 +330,10 @@ TEST(Variants, PassKernelFollowsTheSettings) {
 // Unset frequency steps follow default_frequency_steps(channel, w, loads ahead), w true only where a
 // single message takes the single-message kernel's diagonal walk; where it cannot, a default above 1
 // would send single messages to the general kernel. On CPUs every default is 1, so the branches are
-// told apart on GPU builds (a GPU run with the consecutive-frequency condition dropped went red:
-// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt), by a complex<double> G_t
-// at nb = 2, whose walk loads nothing ahead and takes 2 steps there.
+// told apart on GPU builds, by a complex<double> G_t at nb = 2, whose walk loads nothing ahead and takes
+// 2 steps there (with a complex<float> G_t, which took 4 steps until 2026-12-02, a GPU run with the
+// consecutive-frequency condition dropped went red:
+// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
   using Accumulator = GtAccumulator<ZDouble, ZDouble>;
   const auto kernel_for = [](int steps) { return steps > 1 ? PassKernel::single_diagonal : PassKernel::single_message; };
