@@ -67,9 +67,23 @@ def table_float_steps():
                                                     r["frequency_steps"], r["ratio"]))
 
 
+def table_shifts_ahead():
+    rows = {}
+    for i, name in enumerate(("base_1", "base_2", "new_1", "new_2")):
+        for r in results("5_shifts_ahead", name):
+            rows.setdefault((r["nb"], r["precision"], r["channel"]), ([], []))[i // 2].append(r["ratio"])
+    print("| nb | precision | channel | ce1a49b walk in order | shifts a row ahead | ahead / ce1a49b |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for (nb, precision, channel), (b, n) in sorted(rows.items()):
+        print("| %d | %s | %s | %s | %s | %.3f |" % (nb, precision, channel, span(b), span(n),
+                                                     (sum(n) / len(n)) / (sum(b) / len(b))))
+
+
 print("## 1_inner\n")
 table_inner("1_inner", ["base_default"], [1, 2, 4])
 print("\n## 2_unfused\n")
 table_inner("2_unfused", ["base_default", "base_default2"], [1, 2])
 print("\n## 3_float_steps\n")
 table_float_steps()
+print("\n## 5_shifts_ahead\n")
+table_shifts_ahead()
