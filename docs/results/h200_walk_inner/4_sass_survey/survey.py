@@ -34,16 +34,16 @@ for path in sys.argv[1:]:
     for name, ins in functions(path):
         m = re.search(r"SingleMessage(Diagonal)?KernelINS_7complexI(\w)EE(?:S\d+_|NS\d+_IfEE)LNS\d_7ChannelE(\d)ELi(\d)ELb(\d)", name)
         if not m: continue
-        diag, prec, ch, k, ahead = m.groups()
-        # the loop: from the last backward branch target to its branch
+        diag, _, ch, k, ahead = m.groups()
+        # the first G_t store, and the last G_t load (a wide load that is not .CONSTANT) before it
         stores = [n for n, (a, i) in enumerate(ins) if re.search(r"\bSTG\.E\.(128|64)\b", i)]
         if not stores: continue
         s = stores[0]
-        # walk back to find the wide non-constant G_t load closest before the store
         loads = [n for n in range(s) if re.search(r"\bLDG\.E\.(128|64)\b", ins[n][1]) and "CONSTANT" not in ins[n][1]]
         lookups = [n for n in range(s) if re.search(r"\bLDG\.E\b(?!\.)", ins[n][1])]
         first_load = loads[-1] if loads else None
-        # does any instruction between the last lookup issue before first_load read a lookup result?
+        # does an instruction between the lookups issued shortly before that load and the load read a
+        # lookup's result?
         late = False
         if first_load is not None:
             look_before = [n for n in lookups if n < first_load and first_load - n < 40]
