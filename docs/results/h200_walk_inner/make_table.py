@@ -31,7 +31,9 @@ def table_inner(folder, base_names, inners):
     bases = [by_key(results(folder, n)) for n in base_names]
     new = by_key(results(folder, "new_default"))
     runs = [by_key(results(folder, n)) for n in ("inner_a", "inner_b")]
-    steps1 = by_key(results(folder, "base_steps1")) if folder == "2_unfused" else None
+    # ce1a49b's walk in order, where the folder measured it
+    has_steps1 = os.path.exists(os.path.join(HERE, folder, "base_steps1.json"))
+    steps1 = by_key(results(folder, "base_steps1")) if has_steps1 else None
     head = ["nb", "precision", "channel", "ce1a49b default", "patch default"]
     head += ["ce1a49b walk in order"] if steps1 else []
     head += ["patch walk in order, inner %d" % n for n in inners] + ["inner 2 / inner 1"]

@@ -139,7 +139,8 @@ class GtAccumulator {
   // complex<double> G_t with nb > 1, where an H200 ran the walk 3–11 % faster without, at nb = 1 5–8 %
   // slower (docs/results/h200_loads_ahead: at nb = 2 lanes of a warp share G_σ values, so a warp waits
   // less for its loads and the occupancy that the loads' registers cost decides). complex<float>
-  // keeps them: its 4-step walk, the default there, was 1–3 % faster with them at nb = 2.
+  // keeps them: its 4-step walk (set_frequency_steps(4); its default until the walk in order beat it)
+  // was 1–3 % faster with them at nb = 2.
   void set_diagonal_loads_ahead(bool on) { diagonal_loads_ahead_ = on; }
   bool diagonal_loads_ahead() const { return diagonal_loads_ahead_; }
   static constexpr bool default_diagonal_loads_ahead(int nb) {
