@@ -26,6 +26,8 @@
 //   ./probe [--all] [--reps N] [--json FILE]
 #include <cuda_runtime.h>
 
+#include "probe_support.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,14 +38,6 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                                    \
-  do {                                                                                                 \
-    cudaError_t e_ = (call);                                                                           \
-    if (e_ != cudaSuccess) {                                                                           \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
-      std::exit(1);                                                                                    \
-    }                                                                                                  \
-  } while (0)
 
 namespace {
 
@@ -332,30 +326,6 @@ struct Result {
   double max_rel_error;  // against the reference kernel; -1 where not checked
 };
 
-template <class F>
-double median_ms(int reps, F&& launch) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  launch();  // warm-up
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int r = 0; r < reps; ++r) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float x = 0;
-    CHECK(cudaEventElapsedTime(&x, a, b));
-    ms.push_back(x);
-  }
-  std::sort(ms.begin(), ms.end());
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return ms[ms.size() / 2];
-}
 
 template <class R>
 __global__ void fill_random(C<R>* p, std::uint64_t n, std::uint64_t seed) {
@@ -503,27 +473,20 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 7;
-  std::string json;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::printf("usage: %s [--all] [--reps N] [--json FILE]\n"
-                  "Times the G_t update's access patterns (see the file's opening comment) against a\n"
-                  "device-to-device copy at the paper size, in double and float, and checks the tile\n"
-                  "kernels against a one-thread-per-entry reference.\n", argv[0]);
-      return 0;
-    } else if (a == "--all") {
-      g_all = true;
-    } else if (a == "--reps" && i + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--json" && i + 1 < argc) {
-      json = argv[++i];
-    } else {
-      std::fprintf(stderr, "%s: unknown argument %s (--help lists them)\n", argv[0], a.c_str());
-      return 2;
-    }
-  }
+  ProbeOptions options;
+  const int status = parse_probe_options(argc, argv,
+                                         "usage: %s [--all] [--reps N] [--json FILE]\n"
+                                         "Times the G_t update's access patterns (see the file's opening comment) against a\n"
+                                         "device-to-device copy at the paper size, in double and float, and checks the tile\n"
+                                         "kernels against a one-thread-per-entry reference.\n",
+                                         options, [](const std::string& a) {
+                                           if (a != "--all") return false;
+                                           g_all = true;
+                                           return true;
+                                         });
+  if (status >= 0) return status;
+  const int reps = options.reps;
+  const std::string json = options.json;
   Tables t{};
   for (int q = 0; q < kNQ; ++q)
     for (int k = 0; k < kNc; ++k) t.sub[k + kNc * q] = k_sub(q, k), t.add[k + kNc * q] = k_add(k, q);
