@@ -104,21 +104,19 @@ void measure(const char* scalar, int m, int reps, std::vector<Row>& rows) {
   CHECK(cudaMemcpy(in, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   const int tiles = (m + kTile - 1) / kTile, blocks = 2 * tiles * tiles;
   const double copy = median_ms(reps, [&] { CHECK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
-  const auto run = [&](const char* name, int per, auto kernel, int threads) {
+  const auto run = [&](const char* name, int per, auto kernel) {
+    const int threads = kTile * kTile / per;
     CHECK(cudaMemset(out, 0, n * sizeof(T)));
     const double ms = median_ms(reps, [&] { kernel<<<blocks, threads>>>(in, out, m, tiles); });
     CHECK(cudaGetLastError());
     rows.push_back({scalar, name, m, per, ms, copy, mismatches(host, out, m)});
   };
-  run("one at a time", 4, transpose<T, 4, false>, kTile * kTile / 4);
-  for (const int per : {1, 2, 4, 8, 16}) {
-    const int threads = kTile * kTile / per;
-    if (per == 1) run("loads first", 1, transpose<T, 1, true>, threads);
-    if (per == 2) run("loads first", 2, transpose<T, 2, true>, threads);
-    if (per == 4) run("loads first", 4, transpose<T, 4, true>, threads);
-    if (per == 8) run("loads first", 8, transpose<T, 8, true>, threads);
-    if (per == 16) run("loads first", 16, transpose<T, 16, true>, threads);
-  }
+  run("one at a time", 4, transpose<T, 4, false>);
+  run("loads first", 1, transpose<T, 1, true>);
+  run("loads first", 2, transpose<T, 2, true>);
+  run("loads first", 4, transpose<T, 4, true>);
+  run("loads first", 8, transpose<T, 8, true>);
+  run("loads first", 16, transpose<T, 16, true>);
   CHECK(cudaFree(in));
   CHECK(cudaFree(out));
 }
