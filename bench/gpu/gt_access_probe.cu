@@ -38,7 +38,6 @@
 #include <string>
 #include <vector>
 
-
 namespace {
 
 // The paper's shape, nb = 1.
@@ -325,7 +324,6 @@ struct Result {
   double ms, copy_ms, ratio;
   double max_rel_error;  // against the reference kernel; -1 where not checked
 };
-
 
 template <class R>
 __global__ void fill_random(C<R>* p, std::uint64_t n, std::uint64_t seed) {
