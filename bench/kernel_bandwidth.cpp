@@ -28,6 +28,10 @@
 #include "ringcomm/gt/walker.hpp"
 #include "ringcomm/settings.hpp"
 
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 namespace {
 
 using namespace ringcomm;
@@ -53,6 +57,7 @@ struct Options {
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
+  int l2_persisting_mib = -1;  // -1: leave the device's set-aside as it is
   std::string json_path;
   bool quiet = false;
 };
@@ -233,7 +238,31 @@ bool single_message_walk(const std::string& kernel) {
          kernel == gt::to_string(gt::PassKernel::single_diagonal);
 }
 
+// The L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize) in bytes: set to
+// `mib` MiB (at most the device's maximum) when mib >= 0, then read back; -1 off CUDA. Lines read with
+// the "evict last" policy, as the kernels read G_σ (kernels/src/l2_hints.hpp), may count against it.
+long long l2_persisting_bytes(int mib) {
+#ifdef KOKKOS_ENABLE_CUDA
+  int device = 0, most = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess)
+    throw Error("kernel_bandwidth: cannot read the device's L2 persisting maximum");
+  if (mib >= 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+                                     std::min<std::size_t>(static_cast<std::size_t>(mib) << 20,
+                                                           static_cast<std::size_t>(most))) != cudaSuccess)
+    throw Error("kernel_bandwidth: cannot set the L2 persisting set-aside to " + std::to_string(mib) + " MiB");
+  std::size_t bytes = 0;
+  if (cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess)
+    throw Error("kernel_bandwidth: cannot read the L2 persisting set-aside");
+  return static_cast<long long>(bytes);
+#else
+  if (mib >= 0) throw Error("kernel_bandwidth: --l2-persisting needs a CUDA build");
+  return -1;
+#endif
+}
+
 int run(const Options& o, const std::string& command_line) {
+  const long long persisting = collectively(MPI_COMM_WORLD, [&] { return l2_persisting_bytes(o.l2_persisting_mib); });
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const bool print = rank == 0 && !o.quiet;
@@ -256,6 +285,7 @@ int run(const Options& o, const std::string& command_line) {
   json::Value out = json::Value::object();
   out["metadata"] = report::run_metadata("kernel_bandwidth", command_line);
   out["execution_space"] = report::kokkos_execution_space();
+  out["l2_persisting_bytes"] = persisting;  // -1 off CUDA
   out["byte_count"] = "kernel: G_t slice read + write (2 N G_t scalars) + G_up and G_down read once (2 M^2 message "
                       "scalars), a lower bound on its traffic; copy: read + write of N G_t scalars";
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
@@ -305,8 +335,10 @@ int run(const Options& o, const std::string& command_line) {
   }
   out["lowest_ratio"] = results.empty() ? 0.0 : worst;
   if (print) {
-    std::printf("kernel_bandwidth on %s; medians of %d samples of %d launches; shapes:\n",
-                report::kokkos_execution_space().c_str(), o.repetitions, o.launches);
+    std::printf("kernel_bandwidth on %s; medians of %d samples of %d launches", report::kokkos_execution_space().c_str(),
+                o.repetitions, o.launches);
+    if (persisting >= 0) std::printf("; L2 persisting set-aside %.1f MiB", static_cast<double>(persisting) / (1 << 20));
+    std::printf("; shapes:\n");
     for (const gt::Dims& dims : shapes) std::printf("  %s: %zu entries\n", dims.describe().c_str(), dims.entries());
     std::printf("%slowest ratio: %.3f\n", table.render().c_str(), results.empty() ? 0.0 : worst);
   }
@@ -437,6 +469,13 @@ int main(int argc, char** argv) {
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",
              integer_list(o.batches, "--batch", Accumulator::kMaxBatch));
+  cli.option("--l2-persisting", "MIB",
+             "CUDA only: set the device's L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize) "
+             "to MIB MiB, at most the device's maximum, before measuring; the copy runs under it too, so compare "
+             "times, not ratios, across settings (default: as it is; the JSON records it)",
+             [&](const std::string& v) {
+               o.l2_persisting_mib = static_cast<int>(settings::parse_integer(v, "--l2-persisting", 0, 1 << 20));
+             });
   cli.option("--json", "FILE", "also write the results as JSON to FILE", [&](const std::string& v) { o.json_path = v; });
   cli.flag("--quiet", "print nothing but errors", [&] { o.quiet = true; });
   cli.note("Target: kernel GB/s >= 85 % of copy GB/s. Run on one rank: mpirun -np 1 kernel_bandwidth --json k.json");

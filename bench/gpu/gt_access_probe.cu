@@ -15,6 +15,9 @@
 //                 are staged once per block in shared memory and read there N_Q times; tile_* are the
 //                 frequency-pair tiles, runs of one ω1 and 36 pairs (--all);
 //   walk_*_gP[s]  the walk in pair groups, optionally staggered (--all);
+//   walk_pp_chunksC  the walk with threads numbered in blocks of C chunks of 32 inner indices, every
+//                 pair of a block before the next (walk_blocked; 72 = walk()'s order, 128 a block);
+//   walk_pp_dD    the walk with each frequency diagonal spread over D warps of a block (walk_diagonal);
 //   naive_*       one thread per entry, the formula as written: the reference.
 // Correctness: the walk, one pair-group walk and every runs and tile kernel with terms are compared
 // with naive_* (the relative max error is printed); G_t starts from random values, never zeros.
@@ -23,7 +26,7 @@
 //
 // Not part of the library or its build: it exists to measure. Build and run on the GPU machine:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 bench/gpu/gt_access_probe.cu -o probe
-//   ./probe [--all] [--reps N] [--json FILE]
+//   ./probe [--all | --walks] [--reps N] [--json FILE]
 #include <cuda_runtime.h>
 
 #include "probe_support.cuh"
@@ -215,6 +218,77 @@ __global__ void walk_grouped(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
   }
 }
 
+// ---- the walk in blocks of inner chunks -------------------------------------------------------------
+// The cross values of pp_up_down that the threads in flight read at one time are G_σ rows (Q − k1,
+// Ω − ω1) of every inner index in flight × columns of the pairs in flight. walk() numbers threads
+// inner index first, so every inner index (all of G_σ's rows) is in flight with a few ω2; here thread
+// t is (lane, chunk within a block of kChunks chunks of 32 inner indices, pair, chunk block), so the
+// threads in flight cover kChunks·32 inner indices (kChunks·32/36 values of ω1) and many more pairs:
+// a squarer piece of G_σ, fewer bytes to keep in L2 for the same reuse. kChunks = 72 is walk()'s order.
+template <class R, int kChunks>
+__global__ void walk_blocked(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  constexpr int kAllChunks = kInner / 32;  // 72
+  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const int lane = int(t % 32), c = int(t / 32 % kChunks);
+  const std::uint64_t rest = t / 32 / kChunks;
+  const int pair = int(rest % kInner), chunk = int(rest / kInner) * kChunks + c;
+  if (chunk >= kAllChunks) return;
+  const int inner = chunk * 32 + lane;
+  const int k1 = inner % kNc, w1 = inner / kNc, k2 = pair % kNc, w2 = pair / kNc;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  const C<R> fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
+  C<R>* p = gt + inner + std::uint64_t(kInner) * pair;
+  C<R> old = p[0];
+  for (int row = 0; row < kRows; ++row) {
+    C<R> next{0, 0};
+    if (row + 1 < kRows) next = p[(row + 1) * kRow];
+    p[row * kRow] = old + walk_pp_term(g, fu, fd, k1, w1, k2, w2, row % kNQ, row / kNQ, half_s);
+    old = next;
+  }
+}
+template <int kChunks>
+constexpr unsigned walk_blocked_blocks(unsigned threads) {
+  constexpr std::uint64_t kBlocks = (kInner / 32 + kChunks - 1) / kChunks;
+  return unsigned(32 * kChunks * std::uint64_t(kInner) * kBlocks / threads);
+}
+
+// ---- the walk with its frequency diagonals spread over warps ----------------------------------------
+// pp_up_down's cross value depends on Ω − ω1 and Ω − ω2 only, so it is the same for the entries
+// (ω1 + j, ω2 + j, Ω_0 + j) of a frequency diagonal. A block's 4 warps are kD positions of a diagonal
+// × 4 / kD chunks of 32 extended inner indices of one extended pair: frequencies u ∈ [0, 2n + kD − 1)
+// on both axes, position d taking ω = u + d − (kD − 1) and exchange frequency Ω = window·kD + d (lanes
+// whose ω falls outside [0, 2n) idle), and walking the N_Q momenta of that row: the kD warps of a
+// diagonal read the same cross values at the same step, so all but one can find them in L1.
+template <class R, int kD>
+__global__ void walk_diagonal(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  constexpr int kExtended = kNw + kD - 1;
+  constexpr int kChunks = (kNc * kExtended + 31) / 32, kChunksPerBlock = 4 / kD;
+  constexpr int kChunkBlocks = (kChunks + kChunksPerBlock - 1) / kChunksPerBlock;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int d = warp % kD, chunk = blockIdx.x % kChunkBlocks * kChunksPerBlock + warp / kD;
+  const int pair = blockIdx.x / kChunkBlocks % (kNc * kExtended), window = blockIdx.x / kChunkBlocks / (kNc * kExtended);
+  const int inner = chunk * 32 + lane;
+  if (inner >= kNc * kExtended) return;
+  const int shift = d - (kD - 1), iw = window * kD + d;
+  const int k1 = inner % kNc, w1 = inner / kNc + shift, k2 = pair % kNc, w2 = pair / kNc + shift;
+  if (w1 < 0 || w1 >= kNw || w2 < 0 || w2 >= kNw) return;
+  const std::uint64_t dn = std::uint64_t(kM) * kM;
+  const C<R> fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
+  C<R>* p = gt + (k1 + kNc * w1) + std::uint64_t(kInner) * (k2 + kNc * w2) + kRow * (kNQ * iw);
+  C<R> old = p[0];
+  for (int iq = 0; iq < kNQ; ++iq) {
+    C<R> next{0, 0};
+    if (iq + 1 < kNQ) next = p[(iq + 1) * kRow];
+    p[iq * kRow] = old + walk_pp_term(g, fu, fd, k1, w1, k2, w2, iq, iw, half_s);
+    old = next;
+  }
+}
+template <int kD>
+constexpr unsigned walk_diagonal_blocks() {
+  constexpr int kExtended = kNw + kD - 1, kChunks = (kNc * kExtended + 31) / 32, kChunksPerBlock = 4 / kD;
+  return unsigned((kChunks + kChunksPerBlock - 1) / kChunksPerBlock * kNc * kExtended * (kNW / kD));
+}
+
 // ---- runs of frequencies, the frequency-pair tiles among them (kW1 = 1, 36 pairs) -----------------
 // A block owns kW1 consecutive ω1 (a run of 36·kW1 contiguous G_t entries per pair) and every k2 of one
 // ω2, and walks the exchange rows: per row it touches 36 runs of 36·kW1·sizeof(G_t) bytes. Per exchange
@@ -354,6 +428,8 @@ double max_rel_error(const C<R>* a_dev, const C<R>* b_dev) {
 
 // --all: also the pair-group walks and the frequency-pair tiles (docs/results/h200_access_probe: runs 1 and 2).
 bool g_all = false;
+// --walks: only the walks (no runs kernels).
+bool g_walks = false;
 
 template <class R>
 void run_precision(const char* name, int reps, std::vector<Result>& out) {
@@ -445,6 +521,7 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
   RUN_CASE(Channel::pp, true, 2, 4, 36, "runs_pp_w1x2_4", naive_pp)
   RUN_CASE(Channel::magnetic, true, 2, 3, 36, "runs_magnetic_w1x2", naive_mag)
   }
+  if (!g_walks) {
   RUN_CASE(Channel::pp, false, 4, 6, 36, "runs_rmw_w1x4", naive_pp)
   RUN_CASE(Channel::pp, false, 4, 6, 18, "runs_rmw_w1x4_k18", naive_pp)
   RUN_CASE(Channel::pp, false, 4, 4, 12, "runs_rmw_w1x4_k12", naive_pp)
@@ -457,12 +534,27 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
     RUN_CASE(Channel::pp, true, 8, 6, 18, "runs_pp_w1x8_k18", naive_pp)
     RUN_CASE(Channel::magnetic, true, 8, 6, 18, "runs_magnetic_w1x8_k18", naive_mag)
   }
+  }
 #undef RUN_CASE
   {
     const auto launch = [&](C<R>* p) { walk<R, true><<<walk_blocks, 256>>>(p, g, half_s); };
     const double err = check(launch, naive_pp);
     add("walk_pp (checked)", median_ms(reps, [&] { launch(gt); }), err);
   }
+  // Blocks of inner chunks (walk_blocked) and diagonals spread over warps (walk_diagonal), checked once each.
+  const auto other_walk = [&](const char* kernel, auto walk_kernel, unsigned blocks, unsigned threads, bool checked) {
+    const auto launch = [&](C<R>* p) { walk_kernel<<<blocks, threads>>>(p, g, half_s); };
+    const double err = checked ? check(launch, naive_pp) : -1;
+    add(kernel, median_ms(reps, [&] { launch(gt); }), err);
+  };
+  other_walk("walk_pp_chunks72", walk_blocked<R, 72>, walk_blocked_blocks<72>(128), 128, false);
+  other_walk("walk_pp_chunks18", walk_blocked<R, 18>, walk_blocked_blocks<18>(128), 128, false);
+  other_walk("walk_pp_chunks9", walk_blocked<R, 9>, walk_blocked_blocks<9>(128), 128, true);
+  other_walk("walk_pp_chunks4", walk_blocked<R, 4>, walk_blocked_blocks<4>(128), 128, false);
+  other_walk("walk_pp_d2", walk_diagonal<R, 2>, walk_diagonal_blocks<2>(), 128, true);
+  other_walk("walk_pp_d4", walk_diagonal<R, 4>, walk_diagonal_blocks<4>(), 128, true);
+  other_walk("walk_pp_chunks9 (again)", walk_blocked<R, 9>, walk_blocked_blocks<9>(128), 128, false);
+  other_walk("walk_pp_chunks72 (again)", walk_blocked<R, 72>, walk_blocked_blocks<72>(128), 128, false);
   CHECK(cudaFree(gt));
   CHECK(cudaFree(copy));
   CHECK(cudaFree(g));
@@ -473,14 +565,14 @@ void run_precision(const char* name, int reps, std::vector<Result>& out) {
 int main(int argc, char** argv) {
   ProbeOptions options;
   const int status = parse_probe_options(argc, argv,
-                                         "usage: %s [--all] [--reps N] [--json FILE]\n"
+                                         "usage: %s [--all | --walks] [--reps N] [--json FILE]\n"
                                          "Times the G_t update's access patterns (see the file's opening comment) against a\n"
                                          "device-to-device copy at the paper size, in double and float, and checks the tile\n"
-                                         "kernels against a one-thread-per-entry reference.\n",
+                                         "kernels against a one-thread-per-entry reference. --walks: the walks only.\n",
                                          options, [](const std::string& a) {
-                                           if (a != "--all") return false;
-                                           g_all = true;
-                                           return true;
+                                           if (a == "--all") return g_all = true;
+                                           if (a == "--walks") return g_walks = true;
+                                           return false;
                                          });
   if (status >= 0) return status;
   const int reps = options.reps;
