@@ -19,8 +19,8 @@
 //                 pair of a block before the next (walk_blocked; 72 = walk()'s order, 128 a block);
 //   walk_pp_dD    the walk with each frequency diagonal spread over D warps of a block (walk_diagonal);
 //   naive_*       one thread per entry, the formula as written: the reference.
-// Correctness: the walk, one pair-group walk and every runs and tile kernel with terms are compared
-// with naive_* (the relative max error is printed); G_t starts from random values, never zeros.
+// Correctness: the walk, one pair-group walk, walk_pp_chunks9, walk_pp_d2, walk_pp_d4 and every runs
+// and tile kernel with terms are compared with naive_* (the relative max error is printed); G_t starts from random values, never zeros.
 // The walks read their momentum tables from constant memory with indices that differ between lanes,
 // which the constant cache serialises; the library's walk reads them from global memory.
 //

@@ -51,7 +51,7 @@ constexpr std::size_t kPrefetchAhead = std::size_t(1) << 18;  // entries
 // without allocating in L1, or allocating in L1 (normal policy).
 enum class Cache { l2_last, l2_normal, l1 };
 
-// One 8-B (v2.f32) or 16-B (v4.f32, v2.f64) load as `cache` says, added into re and im.
+// One 8-B (v2.f32) or 16-B (v4.f32, v2.f64) load cached as kCache says, added into re and im.
 template <Cache kCache>
 __device__ void load_extra(const Complex<float>* p, int width, float& re, float& im, std::uint64_t policy) {
   float a, b, c = 0, d = 0;
