@@ -52,9 +52,7 @@ constexpr std::uint64_t kEntries = kRow * kNQ * kNW;             // 212,336,640
 constexpr int kRows = kNQ * kNW;
 
 template <class R>
-struct C {
-  R re, im;
-};
+using C = ProbeComplex<R>;
 template <class R>
 __host__ __device__ inline C<R> operator*(C<R> a, C<R> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
@@ -153,16 +151,15 @@ __device__ inline C<R> walk_pp_term(const C<R>* g, C<R> fu, C<R> fd, int k1, int
 }
 
 // ---- the walks' order: a thread per (inner, pair), 40 rows -----------------------------------------
+// Thread (inner, pair) of a walk: its fixed G_σ values once (kTerms), then the 40 exchange rows in
+// order, the next row's G_t value loaded ahead.
 template <class R, bool kTerms>
-__global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
-  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  if (t >= kRow) return;
-  const int inner = int(t % kInner), pair = int(t / kInner);
+__device__ inline void walk_rows(C<R>* gt, const C<R>* __restrict__ g, R half_s, int inner, int pair) {
   const int k1 = inner % kNc, w1 = inner / kNc, k2 = pair % kNc, w2 = pair / kNc;
   const std::uint64_t dn = std::uint64_t(kM) * kM;
   C<R> fu{0, 0}, fd{0, 0};
   if constexpr (kTerms) fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
-  C<R>* p = gt + t;
+  C<R>* p = gt + inner + std::uint64_t(kInner) * pair;
   C<R> old = p[0];
   for (int row = 0; row < kRows; ++row) {
     C<R> next{0, 0};
@@ -172,6 +169,13 @@ __global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
     p[row * kRow] = old + term;
     old = next;
   }
+}
+
+template <class R, bool kTerms>
+__global__ void walk(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
+  const std::uint64_t t = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  if (t >= kRow) return;
+  walk_rows<R, kTerms>(gt, g, half_s, int(t % kInner), int(t / kInner));
 }
 
 // ---- walks in pair groups: the kPairs warps of a group take the same 32 inner indices and kPairs
@@ -233,18 +237,7 @@ __global__ void walk_blocked(C<R>* gt, const C<R>* __restrict__ g, R half_s) {
   const std::uint64_t rest = t / 32 / kChunks;
   const int pair = int(rest % kInner), chunk = int(rest / kInner) * kChunks + c;
   if (chunk >= kAllChunks) return;
-  const int inner = chunk * 32 + lane;
-  const int k1 = inner % kNc, w1 = inner / kNc, k2 = pair % kNc, w2 = pair / kNc;
-  const std::uint64_t dn = std::uint64_t(kM) * kM;
-  const C<R> fu = g[gat(k1, w1, k2, w2)], fd = g[dn + gat(k1, w1, k2, w2)];
-  C<R>* p = gt + inner + std::uint64_t(kInner) * pair;
-  C<R> old = p[0];
-  for (int row = 0; row < kRows; ++row) {
-    C<R> next{0, 0};
-    if (row + 1 < kRows) next = p[(row + 1) * kRow];
-    p[row * kRow] = old + walk_pp_term(g, fu, fd, k1, w1, k2, w2, row % kNQ, row / kNQ, half_s);
-    old = next;
-  }
+  walk_rows<R, true>(gt, g, half_s, chunk * 32 + lane, pair);
 }
 template <int kChunks>
 constexpr unsigned walk_blocked_blocks(unsigned threads) {
@@ -588,12 +581,7 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   run_precision<double>("double", reps, results);
   run_precision<float>("float", reps, results);
-  if (!json.empty()) {
-    FILE* f = std::fopen(json.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", json.c_str());
-      return 1;
-    }
+  if (!json.empty() && !write_json_file(json, [&](FILE* f) {
     std::fprintf(f, "{\"device\": \"%s\", \"entries\": %llu, \"repetitions\": %d, \"results\": [\n", prop.name,
                  (unsigned long long)kEntries, reps);
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -604,7 +592,7 @@ int main(int argc, char** argv) {
                    i + 1 < results.size() ? "," : "");
     }
     std::fprintf(f, "]}\n");
-    std::fclose(f);
-  }
+  }))
+    return 1;
   return 0;
 }

@@ -37,9 +37,7 @@
 namespace {
 
 template <class Real>
-struct Complex {
-  Real re, im;
-};
+using Complex = ProbeComplex<Real>;
 
 constexpr std::size_t kEntries = 212336640;  // the paper size: nb = 1, Nc = 36, 2n = 64, 40 exchange rows
 constexpr std::size_t kMaxTableBytes = std::size_t(16) << 20;
@@ -258,12 +256,7 @@ int main(int argc, char** argv) {
                 r.base_ms / r.ms, r.mismatches);
     bad += r.mismatches;
   }
-  if (!options.json.empty()) {
-    FILE* f = std::fopen(options.json.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", options.json.c_str());
-      return 1;
-    }
+  if (!options.json.empty() && !write_json_file(options.json, [&](FILE* f) {
     std::fprintf(f, "{\"program\": \"l2_budget_probe\", \"reps\": %d, \"entries\": %zu, \"l2_persisting_bytes\": %zu, "
                  "\"results\": [\n", options.reps, kEntries, persisting);
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -277,8 +270,8 @@ int main(int argc, char** argv) {
                    r.base_ms / r.ms, r.mismatches, i + 1 < rows.size() ? "," : "");
     }
     std::fprintf(f, "]}\n");
-    std::fclose(f);
-  }
+  }))
+    return 1;
   if (bad) std::fprintf(stderr, "%ld sampled entries differ from the host's sums\n", bad);
   return bad ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-// What the plain-CUDA probes of bench/gpu share: error checks, timing and their command line.
+// What the plain-CUDA probes of bench/gpu share: error checks, timing, their command line, a complex
+// value and the JSON file they write.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -43,6 +44,12 @@ double median_ms(int reps, F&& launch) {
   return ms[ms.size() / 2];
 }
 
+// A complex value as the probes store it (G_t, G_σ): real part, imaginary part.
+template <class Real>
+struct ProbeComplex {
+  Real re, im;
+};
+
 struct ProbeOptions {
   int reps = 7;
   std::string json;
@@ -69,4 +76,17 @@ int parse_probe_options(int argc, char** argv, const char* usage, ProbeOptions& 
     }
   }
   return -1;
+}
+
+// Writes `path` with write_body(f) and closes it; false (said on stderr) when it cannot be opened.
+template <class Body>
+bool write_json_file(const std::string& path, Body&& write_body) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  write_body(f);
+  std::fclose(f);
+  return true;
 }

@@ -25,14 +25,6 @@
 
 namespace {
 
-struct ComplexFloat {
-  float re, im;
-};
-struct ComplexDouble {
-  double re, im;
-};
-
-
 constexpr int kTile = 32;
 
 // out[c + M·r] = in[r + M·c] for both matrices; kPer values per thread; kLoadsFirst as above.
@@ -68,7 +60,6 @@ __global__ void transpose(const T* __restrict__ in, T* __restrict__ out, int m, 
     if (rr < m && c < m) out[matrix + c + size_t(m) * rr] = tile[lane][y + j * kStride];
   }
 }
-
 
 struct Row {
   std::string scalar, kernel;
@@ -136,8 +127,8 @@ int main(int argc, char** argv) {
   const std::string json = options.json;
   std::vector<Row> rows;
   for (const int m : {2520, 2736}) {
-    measure<ComplexDouble>("complex<double>", m, reps, rows);
-    measure<ComplexFloat>("complex<float>", m, reps, rows);
+    measure<ProbeComplex<double>>("complex<double>", m, reps, rows);
+    measure<ProbeComplex<float>>("complex<float>", m, reps, rows);
   }
   long bad = 0;
   std::printf("%-16s %5s %-14s %3s %9s %9s %11s %10s\n", "scalar", "M", "kernel", "P", "ms", "copy ms", "copy/kernel", "mismatches");
@@ -146,12 +137,7 @@ int main(int argc, char** argv) {
                 r.ms, r.copy_ms, r.copy_ms / r.ms, r.mismatches);
     bad += r.mismatches;
   }
-  if (!json.empty()) {
-    FILE* f = std::fopen(json.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", json.c_str());
-      return 1;
-    }
+  if (!json.empty() && !write_json_file(json, [&](FILE* f) {
     std::fprintf(f, "{\"program\": \"transpose_probe\", \"reps\": %d, \"results\": [\n", reps);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
@@ -160,8 +146,8 @@ int main(int argc, char** argv) {
                    r.ms, r.copy_ms, r.copy_ms / r.ms, r.mismatches, i + 1 < rows.size() ? "," : "");
     }
     std::fprintf(f, "]}\n");
-    std::fclose(f);
-  }
+  }))
+    return 1;
   if (bad) std::fprintf(stderr, "%ld values differ from the transpose\n", bad);
   return bad ? 1 : 0;
 }
