@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -19,8 +21,13 @@
 #include "ringcomm/ringcomm.hpp"
 #include "ringcomm/gt/accumulate.hpp"
 #include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/l2_set_aside.hpp"
 #include "ringcomm/gt/walker.hpp"
 #include "same_sums.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace ringcomm::gt {
 // GoogleTest prints a PassKernel that differs by its name (found by argument-dependent lookup).
@@ -547,6 +554,55 @@ TEST(MixedPrecision, DriversBatchAndFlush) {
   EXPECT_GT(stats.work_bytes, 0u);
   const std::vector<ZDouble> full = gt.gather();
   if (rank == 0) EXPECT_LE(largest_error(full, reference), 1e-12);
+}
+
+// The L2 set-aside: RINGCOMM_GT_L2_SET_ASIDE_MIB is parsed and checked; raising never lowers the
+// device's set-aside; on CUDA a raise leaves at least what was asked (or says why not), off CUDA nothing
+// is touched and -1 reported.
+TEST(L2SetAside, SettingIsCheckedAndARaiseNeverLowers) {
+  ::setenv("RINGCOMM_GT_L2_SET_ASIDE_MIB", "7", 1);
+  EXPECT_EQ(l2_set_aside_setting(), 7);
+  ::setenv("RINGCOMM_GT_L2_SET_ASIDE_MIB", "0", 1);
+  EXPECT_EQ(l2_set_aside_setting(), 0);
+  for (const char* bad : {"-1", "1025", "11MiB"}) {
+    ::setenv("RINGCOMM_GT_L2_SET_ASIDE_MIB", bad, 1);
+    EXPECT_THROW(l2_set_aside_setting(), Error) << "'" << bad << "'";
+  }
+  ::unsetenv("RINGCOMM_GT_L2_SET_ASIDE_MIB");
+  EXPECT_EQ(l2_set_aside_setting(), kDefaultL2SetAsideMiB);
+
+  const Problem problem = small_problem(1, Channel::pp_up_down, 3);
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  const GtAccumulator<ZDouble> accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
+  const L2SetAside& first = l2_set_aside_once();  // what the constructor did
+  const L2SetAside again = raise_l2_set_aside(kDefaultL2SetAsideMiB);
+  const L2SetAside smaller = raise_l2_set_aside(1);
+#ifdef KOKKOS_ENABLE_CUDA
+  ASSERT_EQ(first.problem, "") << "the set-aside could not be raised";
+  EXPECT_GE(first.before, 0);
+  EXPECT_GE(first.after, std::max(first.before, first.wanted));
+  EXPECT_EQ(again.before, first.after);  // nothing else changed it since
+  EXPECT_EQ(again.after, again.before);  // already large enough
+  EXPECT_EQ(smaller.after, smaller.before);  // never lowered
+  // From none (as a GPU may start): a raise must really set it, to at least what it asked for.
+  ASSERT_EQ(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), cudaSuccess);
+  const L2SetAside from_none = raise_l2_set_aside(kDefaultL2SetAsideMiB);
+  EXPECT_EQ(from_none.problem, "");
+  EXPECT_EQ(from_none.before, 0);
+  EXPECT_GT(from_none.wanted, 0) << "the device allows no set-aside at all";
+  EXPECT_GE(from_none.after, from_none.wanted);
+  std::size_t now = 0;
+  ASSERT_EQ(cudaDeviceGetLimit(&now, cudaLimitPersistingL2CacheSize), cudaSuccess);
+  EXPECT_EQ(static_cast<std::int64_t>(now), from_none.after);
+  // Leave the device as the constructor left it, for the tests after this one.
+  ASSERT_EQ(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(first.after)), cudaSuccess);
+#else
+  for (const L2SetAside* r : {&first, &again, &smaller}) {
+    EXPECT_EQ(r->before, -1);
+    EXPECT_EQ(r->after, -1);
+    EXPECT_EQ(r->problem, "");
+  }
+#endif
 }
 
 }  // namespace

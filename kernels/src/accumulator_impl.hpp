@@ -13,6 +13,7 @@
 #include "gt_kernel_single_message.hpp"
 #include "gt_kernel_warp_tiles.hpp"
 #include "ringcomm/error.hpp"
+#include "ringcomm/gt/l2_set_aside.hpp"
 #include "ringcomm/memory.hpp"
 #include "ringcomm/settings.hpp"
 
@@ -221,6 +222,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
   walk_loads_ahead_ = default_walk_loads_ahead(channel);
   allocate_scratch(1);
+  l2_set_aside_once();  // the G_σ reads' "evict last" needs L2 set aside for it (l2_set_aside.hpp)
 }
 
 template <class Scalar, class MessageScalar>
