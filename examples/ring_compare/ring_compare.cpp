@@ -18,6 +18,7 @@
 #include "ringcomm/checkpoint.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/gt/accumulate.hpp"
+#include "ringcomm/gt/l2_set_aside.hpp"
 #include "ringcomm/gt/tolerance.hpp"
 #include "ringcomm/registry.hpp"
 #include "ringcomm/ring_size_choice.hpp"
@@ -353,6 +354,14 @@ class Comparison {
     out["scalar"] = scalar_name(options_.precision);
     out["seed"] = problem_.seed;
     out["measurements"] = problem_.measurements;
+    // The GPU's L2 set-aside the kernels ran under (what the first accumulator found and left; bytes,
+    // -1 off CUDA): the kernels' times depend on it (ringcomm/gt/l2_set_aside.hpp).
+    const gt::L2SetAside& aside = gt::l2_set_aside_once();
+    out["gt_l2_set_aside"] = json::Value::object();
+    out["gt_l2_set_aside"]["wanted_bytes"] = aside.wanted;
+    out["gt_l2_set_aside"]["found_bytes"] = aside.before;
+    out["gt_l2_set_aside"]["bytes"] = aside.after;
+    out["gt_l2_set_aside"]["problem"] = aside.problem.empty() ? json::Value() : json::Value(aside.problem);
     out["runs"] = json::Value::array();
     for (const auto& run : runs_) out["runs"].push_back(run_json(run));
     out["skipped"] = json::Value::array();
