@@ -25,12 +25,9 @@
 #include "report.hpp"
 #include "ringcomm/collective.hpp"
 #include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/l2_set_aside.hpp"
 #include "ringcomm/gt/walker.hpp"
 #include "ringcomm/settings.hpp"
-
-#ifdef KOKKOS_ENABLE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace {
 
@@ -239,26 +236,14 @@ bool single_message_walk(const std::string& kernel) {
 }
 
 // The L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize) in bytes: set to
-// `mib` MiB (at most the device's maximum) when mib >= 0, then read back; -1 off CUDA. Lines read with
-// the "evict last" policy, as the kernels read G_σ (kernels/src/l2_hints.hpp), may count against it.
+// `mib` MiB (at most the device's maximum, lower or higher) when mib >= 0, then read back; -1 off CUDA.
+// Lines read with the "evict last" policy, as the kernels read G_σ (kernels/src/l2_hints.hpp), count
+// against it (ringcomm/gt/l2_set_aside.hpp).
 long long l2_persisting_bytes(int mib) {
-#ifdef KOKKOS_ENABLE_CUDA
-  int device = 0, most = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess)
-    throw Error("kernel_bandwidth: cannot read the device's L2 persisting maximum");
-  if (mib >= 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
-                                     std::min<std::size_t>(static_cast<std::size_t>(mib) << 20,
-                                                           static_cast<std::size_t>(most))) != cudaSuccess)
-    throw Error("kernel_bandwidth: cannot set the L2 persisting set-aside to " + std::to_string(mib) + " MiB");
-  std::size_t bytes = 0;
-  if (cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess)
-    throw Error("kernel_bandwidth: cannot read the L2 persisting set-aside");
-  return static_cast<long long>(bytes);
-#else
-  if (mib >= 0) throw Error("kernel_bandwidth: --l2-persisting needs a CUDA build");
-  return -1;
-#endif
+  const gt::L2SetAside aside = mib >= 0 ? gt::change_l2_set_aside(mib, true) : gt::raise_l2_set_aside(0);
+  if (!aside.problem.empty()) throw Error("kernel_bandwidth: the L2 persisting set-aside: " + aside.problem);
+  if (mib >= 0 && aside.after < 0) throw Error("kernel_bandwidth: --l2-persisting needs a CUDA build");
+  return aside.after;
 }
 
 int run(const Options& o, const std::string& command_line) {

@@ -18,7 +18,7 @@ int l2_set_aside_setting() {
   return kDefaultL2SetAsideMiB;
 }
 
-L2SetAside raise_l2_set_aside([[maybe_unused]] int mib) {
+L2SetAside change_l2_set_aside([[maybe_unused]] int mib, [[maybe_unused]] bool may_lower) {
   L2SetAside result;
 #ifdef KOKKOS_ENABLE_CUDA
   const auto failed = [&](const char* what, cudaError_t status) {
@@ -36,7 +36,7 @@ L2SetAside raise_l2_set_aside([[maybe_unused]] int mib) {
     return failed("cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize)", status);
   result.before = result.after = static_cast<std::int64_t>(bytes);
   result.wanted = std::min<std::int64_t>(static_cast<std::int64_t>(mib) << 20, most);
-  if (result.wanted <= result.before) return result;
+  if (result.wanted == result.before || (result.wanted < result.before && !may_lower)) return result;
   if (const cudaError_t status = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(result.wanted));
       status != cudaSuccess)
     return failed("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)", status);

@@ -28,10 +28,14 @@ struct L2SetAside {
 // device's set-aside as it is. ringcomm::Error for any other value.
 int l2_set_aside_setting();
 
-// Raises the current CUDA device's set-aside to `mib` MiB (at most the device's maximum) where it is
-// smaller; never lowers it, never throws for the device (a failure is only reported in `problem`:
-// the setting is a performance hint). Off CUDA it does nothing and reports -1.
-L2SetAside raise_l2_set_aside(int mib);
+// Sets the current CUDA device's set-aside to `mib` MiB (at most the device's maximum) where it is
+// smaller, or also where it is larger when `may_lower`; never throws for the device (a failure is
+// only reported in `problem`: the setting is a performance hint). Off CUDA it does nothing and
+// reports -1. With mib = 0 and !may_lower it only reads the set-aside (before == after).
+L2SetAside change_l2_set_aside(int mib, bool may_lower);
+
+// change_l2_set_aside(mib, false): what the accumulator does.
+inline L2SetAside raise_l2_set_aside(int mib) { return change_l2_set_aside(mib, false); }
 
 // raise_l2_set_aside(l2_set_aside_setting()) the first time it is called in a process; later calls
 // return what that first call did. GtAccumulator's constructor calls it.
