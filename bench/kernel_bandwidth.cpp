@@ -451,7 +451,7 @@ int main(int argc, char** argv) {
   cli.option("--walk-loads-ahead", "LIST",
              "on, off or on,off: the same for the single-message kernel's walk in order (one frequency step; "
              "GtAccumulator::set_walk_loads_ahead), each measured where that walk runs (default: GtAccumulator's: "
-             "on GPUs for complex<float> ph_magnetic and ph_charge only, on CPUs on)",
+             "on)",
              on_off_list(o.walk_loads_ahead, "--walk-loads-ahead"));
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "

@@ -401,6 +401,23 @@ void expect_loads_ahead_defaults(int nb, const std::string& precision) {
   }
 }
 
+// The single-message walk finds cross values at 32-bit offsets inside one G_σ matrix, so a shape whose
+// G_σ has M² ≥ 2^32 entries is refused: M = 65536 here (Nc = 256, 2n = 256, E = 0), while the other
+// 32-bit parts (nb⁴·Nc·2n and Nc·2n·N_Q·N_Ω, both 65536) fit. One entry fewer per side (2n = 254) passes
+// the check and would only then need its 2·M² scratch, so only the refusal is run.
+TEST(Variants, GSigmaBeyondThirtyTwoBitOffsetsIsRefused) {
+  Dims dims;
+  dims.Lx = 16, dims.Ly = 16, dims.n_freq = 256;
+  ASSERT_EQ(static_cast<std::uint64_t>(dims.M()) * static_cast<std::uint64_t>(dims.M()), std::uint64_t{1} << 32);
+  Kokkos::View<ZDouble*> empty("empty slice", 0);
+  try {
+    GtAccumulator<ZDouble> accumulate(dims, Channel::ph_magnetic, empty, SliceRange{0, 0});
+    ADD_FAILURE() << "a G_sigma of M^2 = 2^32 entries was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("M^2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
   for (const int nb : {1, 2}) {
     expect_loads_ahead_defaults<ZDouble, ZDouble>(nb, "double");
@@ -409,18 +426,19 @@ TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
   }
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(1));
   EXPECT_TRUE(GtAccumulator<ZFloat>::default_diagonal_loads_ahead(2));
-  EXPECT_TRUE(GtAccumulator<ZFloat>::default_walk_loads_ahead(Channel::ph_charge));
 #ifdef KOKKOS_ENABLE_CUDA
   EXPECT_FALSE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
   EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
   EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, false), 2);
   EXPECT_EQ(GtAccumulator<ZFloat>::default_frequency_steps(Channel::pp_up_down, true, true), 1);
-  EXPECT_FALSE(GtAccumulator<ZDouble>::default_walk_loads_ahead(Channel::ph_charge));
-  EXPECT_FALSE(GtAccumulator<ZFloat>::default_walk_loads_ahead(Channel::ph_transverse));
 #else
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
-  EXPECT_TRUE(GtAccumulator<ZDouble>::default_walk_loads_ahead(Channel::ph_charge));
 #endif
+  for (const Channel channel : {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_magnetic, Channel::ph_charge}) {
+    EXPECT_TRUE(GtAccumulator<ZDouble>::default_walk_loads_ahead(channel));
+    EXPECT_TRUE((GtAccumulator<ZDouble, ZFloat>::default_walk_loads_ahead(channel)));
+    EXPECT_TRUE(GtAccumulator<ZFloat>::default_walk_loads_ahead(channel));
+  }
 }
 
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must

@@ -204,9 +204,10 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
     throw Error("G_t slice view holds " + std::to_string(slice.extent(0)) + " entries but its range holds " +
                 std::to_string(range.size()));
   constexpr std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
-  if (detail::inner_size_of(dims) > limit || n / detail::inner_size_of(dims) > limit)
+  if (detail::inner_size_of(dims) > limit || n / detail::inner_size_of(dims) > limit ||
+      static_cast<std::uint64_t>(dims.M()) * static_cast<std::uint64_t>(dims.M()) > limit)
     throw Error("G_t shape " + dims.describe() + " is too large for the kernel's 32-bit index parts "
-                "(nb^4*Nc*2n and Nc*2n*N_Q*N_Omega must each stay below 2^32)");
+                "(nb^4*Nc*2n, Nc*2n*N_Q*N_Omega and M^2 must each stay below 2^32)");
   const ClusterTables cluster = make_cluster_tables(dims.Lx, dims.Ly);
   tables_.add = to_device(cluster.add, "ringcomm::gt::add");
   tables_.sub = to_device(cluster.sub, "ringcomm::gt::sub");
@@ -415,7 +416,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   static_assert(kLoadsAhead || kSingle);
   using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
   using Single =
-      std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kRows, kLoadsAhead>,
+      std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kLoadsAhead>,
                          detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps, kLoadsAhead>>;
   using Kernel = std::conditional_t<kSingle, Single, Channels>;
   if (kSingle && count != 1)

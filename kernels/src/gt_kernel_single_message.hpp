@@ -5,21 +5,23 @@
 // the instructions that find an entry and its G_σ values (Nsight Compute: about 240 per entry for one
 // entry per thread, docs/results/h200_batched) and by the G_σ reads from L2, not by HBM. Here a body
 // thread decodes its inner index and pair once, reads the sign and the fixed G_σ values (which do
-// not depend on the exchange) once, and then walks its exchange rows in order: the exchange (iQ, iΩ)
-// and the slot advance by increments, and only the cross value and the bubble factors are looked up
-// per entry (their positions by increments too where kByIncrements). It takes kRows rows a step;
-// with kLoadsAhead it loads the G_t values of the next step before it forms this step's terms
-// (GtAccumulator::walk_loads_ahead), and each step prefetches the G_t values of kPrefetchSteps steps
-// later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
+// not depend on the exchange) once, and then walks its exchange rows in order, one row a step: the
+// exchange (iQ, iΩ), its G_t pointer, the cross position and the bubble factors' positions advance by
+// increments, in 32-bit offsets where they stay inside one G_σ matrix or factor table, so that a row
+// costs two lookups in exchange_shift and the loads themselves. It loads the next row's G_t value
+// before it forms this row's term where kLoadsAhead (GtAccumulator::walk_loads_ahead) and prefetches
+// the G_t value of kPrefetchSteps rows later into L2 (l2_hints.hpp). A thread walks `rows_per_thread`
 // rows in all: SliceOrder is made with that many rows per group and one frequency step, so that a
-// body thread's group is its share of the rows. GtAccumulator takes 1 row a step and every row of the
-// slice per thread; on an H200, 4 rows a step (more registers), threads that walk fewer rows, and a
-// walk with exchange frequencies fastest and the warps of a block on one frequency diagonal were
-// each slower (docs/results/h200_single_message); so was this loop rewritten for one row a step
-// without the row arrays (3–6 % for pp_up_down and ph_transverse), which is why the general form
-// stays. Everything else (positions, the channel formulas, the partial rows at either end) is
-// ChannelKernel's. SingleMessageDiagonalKernel below walks the rows along frequency diagonals
-// instead (GtAccumulator's frequency steps 2 or 4), sharing each cross value between its steps.
+// body thread's group is its share of the rows; GtAccumulator gives each thread every row of the slice.
+// On an H200 this form took 15 % fewer instructions than the previous one (64-bit positions, kRows rows
+// a step) for complex<float> ph_magnetic and ran 1–9 % faster in 9 of 24 kernel_bandwidth cases, within
+// 1 % in the others (docs/results/h200_lean_walk); two rows a step, two pairs a thread, launch bounds
+// for more warps and a prefetch distance read at run time were each slower there. Earlier, 4 rows a step,
+// threads that walk fewer rows, and a walk with exchange frequencies fastest and the warps of a block on
+// one frequency diagonal were slower (docs/results/h200_single_message). Everything else (the channel
+// formulas, the partial rows at either end) is ChannelKernel's. SingleMessageDiagonalKernel below walks
+// the rows along frequency diagonals instead (GtAccumulator's frequency steps 2 or 4), sharing each
+// cross value between its steps.
 #include "gt_kernel.hpp"
 
 namespace ringcomm::gt::detail {
@@ -33,23 +35,13 @@ template <class Real>
 inline constexpr std::uint32_t kPrefetchSteps = sizeof(Real) == sizeof(float) ? 2 : 1;
 inline constexpr std::uint32_t kPrefetchMomenta = 1;
 
-template <class Scalar, class Message, Channel kChannel, int kRows, bool kLoadsAhead = true>
-struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false> {
-  using Base = ChannelKernel<Scalar, Message, kChannel, false, kRows, 1, false>;
+template <class Scalar, class Message, Channel kChannel, bool kLoadsAhead = true>
+struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 1, false> {
+  using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, 1, false>;
   using typename Base::Pair;
   using typename Base::Real;
 
-  std::uint32_t rows_per_thread = kRows;
-  // Whether a row's cross position and bubble factors are found by increments from the previous row's
-  // (walk_cross_position, factor offsets) or looked up afresh (cross_position, factor_positions).
-  // Measured (docs/results/h200_walk_increments): on an H200 the increments ran the walk up to 10 %
-  // faster but for the bubble channels with complex<double> messages, 5.6 % slower there at nb = 1; on
-  // a CPU (Serial) ph_transverse ran 3 % faster with them and pp_up_down 5.6 % slower.
-#ifdef KOKKOS_ENABLE_CUDA
-  static constexpr bool kByIncrements = !(Base::kBubble && sizeof(Message) > 8);
-#else
-  static constexpr bool kByIncrements = !(Base::kBubble && sizeof(Message) > 8) && kChannel != Channel::pp_up_down;
-#endif
+  std::uint32_t rows_per_thread = 1;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
     const SliceOrder& order = this->order;
@@ -66,84 +58,54 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, kRo
     std::uint32_t row = group * rows_per_thread;
     const std::uint32_t end = order.row_count - row < rows_per_thread ? order.row_count : row + rows_per_thread;
     const std::uint32_t nq = order.shape.nq.divisor();
+    const auto nc = static_cast<std::uint32_t>(this->at.nc);
     std::uint32_t i_q = 0, i_omega = 0;
     order.shape.nq.divide(order.first_row + row, i_omega, i_q);
-    // kByIncrements: the cross positions come from a base at the current row's Ω, made again when the
-    // walk moves to the next exchange frequency (walk_cross_position), and the bubble factors' offsets
-    // move by one exchange row of their table per row.
-    std::uint64_t cross_base = 0;
-    std::uint32_t left_row = 0, right_row = 0;
-    if constexpr (kByIncrements) {
-      cross_base = this->walk_cross_base(x, i_omega);
-      if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left_row, right_row);
-    }
+    // A row's cross position, within one G_σ matrix (below M² < 2^32: the constructor checks), is
+    // cross_base (the row's exchange frequency, made again when the walk moves to the next one) plus
+    // the two shifted momenta times their steps; exchange_shift is read at k + Nc·iQ.
+    const Message* const up = this->cross_source.data();
+    const Message* const down = up + this->g_size;
+    const int* const shift = this->tables.exchange_shift.data();
+    auto cross_base = static_cast<std::uint32_t>(this->walk_cross_base(x, i_omega));
+    std::uint32_t k1_at = static_cast<std::uint32_t>(x.k1) + nc * i_q;
+    std::uint32_t k2_at = static_cast<std::uint32_t>(x.k2) + nc * i_q;
+    // The bubble factors move by one exchange row of their table per row.
+    std::uint32_t left = 0, right = 0;
+    if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
     const std::uint64_t row_stride =
         static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
-    std::uint64_t slot = order.body_slot(inner, pair, order.first_row + row);
-    // kLoadsAhead: the G_t values of the next kRows rows are loaded before this step's terms are
-    // formed, so that they are in flight while the cross values are found (2 × kRows loads per thread
-    // at a time); without, a step's G_t loads are in flight together with its cross reads.
-    Scalar old[kRows];
-    if constexpr (kLoadsAhead) load_rows(old, row, end, slot, row_stride);
+    Scalar* at = this->slice.data() + order.body_slot(inner, pair, order.first_row + row);
+    constexpr std::uint32_t kAhead = kPrefetchSteps<Real>;
+    // kLoadsAhead: the next row's G_t value is loaded before this row's term is formed, so that it is
+    // in flight meanwhile (the compiler may not move a load above a store that could reach the same
+    // address); without, a row's G_t load is in flight together with its cross reads.
+    Scalar old{};
+    if constexpr (kLoadsAhead) old = *at;
 #ifdef __CUDA_ARCH__
-#pragma unroll 1  // kRows rows a step, not more: registers decide the occupancy
+#pragma unroll 1  // one row a step: registers decide the occupancy
 #endif
-    for (; row < end; row += kRows, slot += kRows * row_stride) {
-      prefetch_rows(row + kPrefetchSteps<Real> * kRows, end, slot + kPrefetchSteps<Real> * kRows * row_stride, row_stride);
-      Scalar next[kRows];
-      if constexpr (kLoadsAhead) load_rows(next, row + kRows, end, slot + kRows * row_stride, row_stride);
-      else load_rows(old, row, end, slot, row_stride);
-      Scalar value[kRows];
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-      for (int r = 0; r < kRows; ++r) {
-        if (row + r >= end) break;
-        std::uint32_t left = left_row, right = right_row;
-        std::uint64_t cross_at = 0;
-        if constexpr (kByIncrements) {
-          cross_at = this->walk_cross_position(cross_base, x, i_q);
-        } else {
-          if constexpr (Base::kBubble) this->factor_positions(x, i_q + nq * i_omega, left, right);
-          cross_at = this->cross_position(x, i_q, i_omega);
-        }
-        const Pair cross = this->read_cross(cross_at, 0);
-        value[r] = w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
-        if constexpr (kByIncrements && Base::kBubble) left_row += this->factor_stride, right_row += this->factor_stride;
-        if (++i_q == nq) {
-          i_q = 0, ++i_omega;
-          if (kByIncrements && i_omega < order.n_omega)
-            cross_base = this->walk_cross_base(x, i_omega);
-        }
+    for (; row < end; ++row, at += row_stride) {
+      if (row + kAhead < end) prefetch_to_l2(at + kAhead * row_stride);
+      Scalar next{};
+      if constexpr (kLoadsAhead) {
+        if (row + 1 < end) next = at[row_stride];
+      } else {
+        old = *at;
       }
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-      for (int r = 0; r < kRows; ++r) {
-        if (row + r < end) this->slice(slot + r * row_stride) = old[r] + value[r];
-        if constexpr (kLoadsAhead) old[r] = next[r];
+      const std::uint32_t cross_at = cross_base + this->cross_k1_step * static_cast<std::uint32_t>(shift[k1_at]) +
+                                     this->cross_k2_step * static_cast<std::uint32_t>(shift[k2_at]);
+      const Pair cross{widen<Scalar>(load_keeping_in_l2(up + cross_at)), widen<Scalar>(load_keeping_in_l2(down + cross_at))};
+      *at = old + w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
+      if constexpr (Base::kBubble) left += this->factor_stride, right += this->factor_stride;
+      k1_at += nc, k2_at += nc;
+      if (++i_q == nq) {
+        i_q = 0, ++i_omega;
+        k1_at = static_cast<std::uint32_t>(x.k1), k2_at = static_cast<std::uint32_t>(x.k2);
+        if (i_omega < order.n_omega) cross_base = static_cast<std::uint32_t>(this->walk_cross_base(x, i_omega));
       }
+      if constexpr (kLoadsAhead) old = next;
     }
-  }
-
- private:
-  // G_t at rows [row, row + kRows) ∩ [row, end), the first at `slot`.
-  KOKKOS_INLINE_FUNCTION void load_rows(Scalar (&values)[kRows], std::uint32_t row, std::uint32_t end,
-                                        std::uint64_t slot, std::uint64_t row_stride) const {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int r = 0; r < kRows; ++r)
-      if (row + r < end) values[r] = this->slice(slot + r * row_stride);
-  }
-  // Prefetches the G_t values that load_rows would load with the same arguments.
-  KOKKOS_INLINE_FUNCTION void prefetch_rows(std::uint32_t row, std::uint32_t end, std::uint64_t slot,
-                                            std::uint64_t row_stride) const {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int r = 0; r < kRows; ++r)
-      if (row + r < end) prefetch_to_l2(this->slice.data() + slot + r * row_stride);
   }
 };
 

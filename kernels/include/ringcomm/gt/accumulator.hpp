@@ -151,22 +151,15 @@ class GtAccumulator {
     return true;
 #endif
   }
-  // The same for the walk in order (one frequency step): the next row's G_t values loaded before
-  // this row's term is formed. Default (default_walk_loads_ahead, set by the constructor): on GPUs
-  // only for complex<float> ph_magnetic and ph_charge, where an H200 ran the walk 0.8–1.5 % faster
-  // with them; for a complex<double> G_t they cost 0.2–2.7 % and for complex<float> ph_transverse 6 %,
-  // for complex<float> pp_up_down nothing measurable (docs/results/h200_loads_ahead). CPUs keep them,
-  // as the kernel was written and measured there (docs/results/cpu_single_message_kernel.md).
+  // The same for the walk in order (one frequency step): the next row's G_t value loaded before this
+  // row's term is formed. Default (default_walk_loads_ahead, set by the constructor): on. On an H200 the
+  // walk with 32-bit offsets ran as fast or faster with them in every kernel_bandwidth case but the
+  // mixed-precision bubble channels at nb = 2 (0.5 % slower; docs/results/h200_lean_walk); the walk
+  // before it had them on for complex<float> ph_magnetic and ph_charge only (docs/results/h200_loads_ahead).
+  // CPUs keep them, as the kernel was written and measured there (docs/results/cpu_single_message_kernel.md).
   void set_walk_loads_ahead(bool on) { walk_loads_ahead_ = on; }
   bool walk_loads_ahead() const { return walk_loads_ahead_; }
-  static constexpr bool default_walk_loads_ahead(Channel channel) {
-#ifdef KOKKOS_ENABLE_CUDA
-    return sizeof(Scalar) <= 8 && (channel == Channel::ph_magnetic || channel == Channel::ph_charge);
-#else
-    (void)channel;
-    return true;
-#endif
-  }
+  static constexpr bool default_walk_loads_ahead(Channel /*channel*/) { return true; }
   // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
   // each: they read the same cross values at about the same time on one multiprocessor, so all but
   // the first can find them in L1 instead of L2 (what the frequency steps of one thread do, without
