@@ -119,7 +119,8 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 
 // are loaded before this one's terms are formed, and the G_t values of kPrefetchMomenta momenta later
 // are prefetched into L2. The price is registers: on an H200 (sm_90) 68–80 per thread with 2 steps
 // and 102–118 with 4 in double with loads ahead (62–72 and 89–102 without), against 48–56 for the
-// walk in order, so occupancy drops to 24–48 %. Which walk wins depends on the
+// walk in order as measured then (40–64 in the three kernels of its 32-bit form profiled in
+// docs/results/h200_lean_walk), so occupancy drops to 24–48 %. Which walk wins depends on the
 // precision, the channel and nb (GtAccumulator::default_frequency_steps and
 // default_diagonal_loads_ahead follow the H200 measurements in docs/results/
 // h200_single_message_diagonal, h200_loads_ahead and h200_walk_inner: by default only pp_up_down
