@@ -247,7 +247,8 @@ long long l2_persisting_bytes(int mib) {
 }
 
 int run(const Options& o, const std::string& command_line) {
-  collectively(MPI_COMM_WORLD, [&] { return l2_persisting_bytes(o.l2_persisting_mib); });
+  if (o.l2_persisting_mib >= 0)  // the same option on every rank; without it the set-aside is only read below
+    collectively(MPI_COMM_WORLD, [&] { return l2_persisting_bytes(o.l2_persisting_mib); });
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const bool print = rank == 0 && !o.quiet;
