@@ -66,9 +66,9 @@ def main():
 
     print("L2 set-aside for persisting accesses (RINGCOMM_GT_L2_SET_ASIDE_MIB=0, kernel_bandwidth --l2-persisting MIB,"
           " nb = 1): kernel ms / copy ms, in the order run")
-    runs = sorted(glob.glob(os.path.join(HERE, "1_survey", "kb_aside*.json")) +
-                  glob.glob(os.path.join(HERE, "2_fabric", "kb_aside*.json")))
-    runs.sort(key=lambda p: (os.path.dirname(p), int(re.search(r"_(\d+)\.json", p).group(1))))
+    # kb_aside<MiB>_<seconds since the script began>.json: ordered by folder, then by when it ran
+    runs = sorted(glob.glob(os.path.join(HERE, "[12]_*", "kb_aside*.json")),
+                  key=lambda p: (os.path.dirname(p), int(re.search(r"_(\d+)\.json", p).group(1))))
     header = None
     for path in runs:
         j = json.load(open(path))
