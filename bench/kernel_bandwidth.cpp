@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <sstream>
 #include <type_traits>
 #include <string>
 #include <vector>
@@ -49,6 +48,7 @@ struct Options {
   std::vector<int> single_message_kernel{-1};  // the same
   std::vector<int> diagonal_loads_ahead{-1};   // the same
   std::vector<int> walk_loads_ahead{-1};       // the same
+  std::vector<int> walk_tma_stages{-1};        // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<int> pair_warps{0};  // 0: GtAccumulator's default
   std::vector<std::string> precisions{"double", "float", "mixed"};
@@ -86,6 +86,7 @@ struct ChannelResult {
   int pair_warps = 1;
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
+  int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
   std::string kernel;  // gt::to_string(GtAccumulator::pass_kernel): tiles, single, diagonal or rows
   double kernel_seconds = 0;  // median per message
   double copy_seconds = 0;    // median per copy
@@ -132,6 +133,7 @@ struct Variant {
   int diagonal_loads_ahead = -1;
   int walk_loads_ahead = -1;
   int pair_warps = 0;
+  int walk_tma_stages = -1;
 };
 
 template <class Scalar, class Message>
@@ -151,6 +153,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.single_message_kernel >= 0) accumulate.set_single_message_kernel(v.single_message_kernel == 1);
   if (v.diagonal_loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(v.diagonal_loads_ahead == 1);
   if (v.walk_loads_ahead >= 0) accumulate.set_walk_loads_ahead(v.walk_loads_ahead == 1);
+  if (v.walk_tma_stages >= 0) accumulate.set_walk_tma_stages(v.walk_tma_stages);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -173,6 +176,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
   r.kernel = gt::to_string(pass);
+  r.tma_stages = pass == gt::PassKernel::single_message ? accumulate.tma_stages_in_use() : 0;
   const std::size_t g_entries = dims.message_entries() - 1;
   r.kernel_bytes = 2 * n * sizeof(Scalar) + g_entries * sizeof(Message);
   r.copy_bytes = 2 * n * sizeof(Scalar);
@@ -204,6 +208,7 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   for (const int single : o.single_message_kernel)
                   for (const int ahead : o.diagonal_loads_ahead)
                   for (const int walk_ahead : o.walk_loads_ahead)
+                  for (const int tma : o.walk_tma_stages)
                   for (const int pairs : o.pair_warps) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
@@ -217,11 +222,12 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   // above 1) and the one in order (1 step).
                   if ((batch > 1 || steps == 1) && ahead != o.diagonal_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
+                  if ((batch > 1 || steps > 1) && tma != o.walk_tma_stages.front()) continue;
                   // Pair groups change the bubble channels' walk in order only.
                   const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
                   if ((!bubble || batch > 1 || steps > 1) && pairs != o.pair_warps.front()) continue;
                   const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
-                                        tiles, single, ahead, walk_ahead, pairs};
+                                        tiles, single, ahead, walk_ahead, pairs, tma};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -280,7 +286,7 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T", "batch", "kernel", "ahead", "ms/message", "kernel GB/s",
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T", "batch", "kernel", "ahead", "tma", "ms/message", "kernel GB/s",
                        "copy GB/s", "ratio", "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -301,7 +307,10 @@ int run(const Options& o, const std::string& command_line) {
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
     if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
-    if (r.kernel == gt::to_string(gt::PassKernel::single_message)) row["walk_loads_ahead"] = r.loads_ahead;
+    if (r.kernel == gt::to_string(gt::PassKernel::single_message)) {
+      row["walk_loads_ahead"] = r.loads_ahead;
+      row["walk_tma_stages"] = r.tma_stages;
+    }
     row["kernel_seconds"] = r.kernel_seconds;
     row["kernel_bytes"] = r.kernel_bytes;
     row["kernel_GBps"] = r.kernel_GBps();
@@ -318,6 +327,7 @@ int run(const Options& o, const std::string& command_line) {
                    std::to_string(r.row_warps), std::to_string(r.pair_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), r.kernel,
                    !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
+                   r.kernel == gt::to_string(gt::PassKernel::single_message) ? std::to_string(r.tma_stages) : "-",
                    report::format("%.3f", r.kernel_seconds * 1e3),
                    report::format("%.1f", r.kernel_GBps()), report::format("%.1f", r.copy_GBps()),
                    report::format("%.3f", r.ratio()), r.ratio() >= kTarget ? ">= 0.85 met" : ">= 0.85 NOT met"});
@@ -371,20 +381,20 @@ int main(int argc, char** argv) {
              [&](const std::string& v) { o.dims.exchange_momenta = parse_index_list(v, "--exchange-momenta"); });
   cli.option("--exchange-frequencies", "LIST", "bosonic indices (default 0,1,2,3)",
              [&](const std::string& v) { o.dims.exchange_frequencies = parse_index_list(v, "--exchange-frequencies"); });
-  cli.option("--channel", "NAME", "pp_up_down, ph_transverse, ph_magnetic, ph_charge or all (default)",
+  cli.option("--channel", "LIST", "pp_up_down, ph_transverse, ph_magnetic, ph_charge, a list of them or all (default)",
              [&](const std::string& v) {
                o.channels.clear();
                if (v == "all")
                  for (const auto& name : gt::channel_names()) o.channels.push_back(gt::parse_channel(name, "--channel"));
                else
-                 o.channels.push_back(gt::parse_channel(v, "--channel"));
+                 for (const std::string& item : settings::split(v, ','))
+                   o.channels.push_back(gt::parse_channel(item, "--channel"));
              });
   cli.option("--precision", "LIST",
              "comma-separated of double, float, mixed (G_sigma float, G_t double); default all three",
              [&](const std::string& v) {
                o.precisions.clear();
-               std::stringstream items(v);
-               for (std::string item; std::getline(items, item, ',');)
+               for (const std::string& item : settings::split(v, ','))
                  o.precisions.push_back(settings::parse_choice(item, "--precision", {"double", "float", "mixed"}));
              });
   // A comma-separated list of integers in [1, max] into `field`.
@@ -399,8 +409,7 @@ int main(int argc, char** argv) {
   const auto on_off_list = [](auto& field, const char* name) {
     return [&field, name](const std::string& v) {
       field.clear();
-      std::stringstream items(v);
-      for (std::string item; std::getline(items, item, ',');)
+      for (const std::string& item : settings::split(v, ','))
         field.push_back(settings::parse_choice(item, name, {"on", "off"}) == "on");
     };
   };
@@ -454,6 +463,16 @@ int main(int argc, char** argv) {
              "GtAccumulator::set_walk_loads_ahead), each measured where that walk runs (default: GtAccumulator's: "
              "on)",
              on_off_list(o.walk_loads_ahead, "--walk-loads-ahead"));
+  cli.option("--walk-tma-stages", "LIST",
+             "0, 4, 8 or a list of them: how many rows ahead the single-message kernel's walk in order has each "
+             "warp's G_t values copied into shared memory by the TMA (GtAccumulator::set_walk_tma_stages; column "
+             "\"tma\": the stages it took, 0 where the build or the slice does not allow them), each measured where "
+             "that walk runs (default: GtAccumulator's)",
+             [&o](const std::string& v) {
+               o.walk_tma_stages.clear();
+               for (const std::string& item : settings::split(v, ','))
+                 o.walk_tma_stages.push_back(std::stoi(settings::parse_choice(item, "--walk-tma-stages", {"0", "4", "8"})));
+             });
   cli.option("--batch", "LIST",
              "messages per pass over G_t (GtAccumulator::set_batch), each measured; times are per message, so "
              "ratios above 1 mean below the one-pass-per-message floor (default 1)",

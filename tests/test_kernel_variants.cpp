@@ -84,6 +84,7 @@ void for_each_walk_problem(std::size_t measurements, const std::vector<int>& fir
 struct Outcome {
   std::vector<ZDouble> gt;               // widened to double
   std::vector<int> staged_before_flush;  // per slice
+  std::vector<int> tma_stages;           // per slice: GtAccumulator::tma_stages_in_use
 };
 
 // Every measurement, then one padding message whose G_σ slots hold NaN, through an accumulator of
@@ -102,6 +103,7 @@ struct Variant {
   int single = -1;                // single-message kernel: -1 the default, 0 off, 1 on
   int loads_ahead = -1;           // its walks' loads of the next row or momentum ahead: the same
   int pair_warps = 0;             // warps of consecutive pairs on the same inner indices: 0 the default
+  int tma_stages = -1;            // the walk in order's TMA stages: -1 the default
 };
 
 template <class Scalar, class Message>
@@ -128,6 +130,8 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
       accumulate.set_diagonal_loads_ahead(variant.loads_ahead == 1);
       accumulate.set_walk_loads_ahead(variant.loads_ahead == 1);
     }
+    if (variant.tma_stages >= 0) accumulate.set_walk_tma_stages(variant.tma_stages);
+    out.tma_stages.push_back(accumulate.tma_stages_in_use());
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -226,6 +230,75 @@ TEST(Variants, SingleMessageKernelMatchesTheReference) {
       }
     }
   });
+}
+
+// The walk in order with the TMA (GtAccumulator::set_walk_tma_stages): every channel and precision
+// against the reference, and the same sums as the walk with registers. Its shapes make whole warps
+// (nb⁴·Nc·2n = 32 for nb = 1 with a 4 × 2 cluster, 384 for nb = 2), so on builds with the TMA it
+// runs for the whole G_t and for slices that begin with a whole row, 2 rows before the end
+// (tma_stages_in_use says so), in pp_up_down and ph_transverse; uneven slices begin inside a row and
+// take the walk with registers, as do the bubble channels. Without the TMA every slice takes that walk.
+TEST(Variants, TmaWalkMatchesTheReference) {
+  using Accumulator = GtAccumulator<ZDouble>;
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels)
+      for (const std::vector<int>& frequencies : {std::vector<int>{2, 0}, std::vector<int>{1, 2, 3}}) {
+        Problem problem = small_problem(nb, channel, 4);
+        if (nb == 1) problem.dims.Lx = 4;
+        problem.dims.exchange_momenta = {0, 4, 1};
+        problem.dims.exchange_frequencies = frequencies;
+        const std::size_t n = problem.dims.entries();
+        const std::size_t row = n / static_cast<std::size_t>(problem.dims.NQ() * problem.dims.NOmega());
+        // (slices, whether the TMA walk takes them where the build has it)
+        const std::vector<std::pair<std::vector<SliceRange>, bool>> cases{
+            {{{0, n}}, true}, {{{0, n - 2 * row}, {n - 2 * row, n}}, true}, {uneven_slices(n), false}};
+        const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+        const std::vector<std::complex<double>> reference_float = reference_gt<ZFloat>(problem);
+        for (const int stages : {4, 8}) {
+          SCOPED_TRACE(describe(problem) + ", TMA stages " + std::to_string(stages));
+          Variant v;
+          v.single = 1, v.tma_stages = stages;
+          Variant registers = v;
+          registers.tma_stages = 0;
+          for (const auto& [ranges, whole_warps] : cases) {
+            const Outcome tma = run<ZDouble, ZDouble>(problem, ranges, 1, v);
+            EXPECT_LE(largest_error(tma.gt, reference), 1e-12);
+            EXPECT_TRUE(test::same_sums(tma.gt, run<ZDouble, ZDouble>(problem, ranges, 1, registers).gt));
+            EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, ranges, 1, v).gt, reference_float), 1e-12);
+            EXPECT_LE(largest_error(run<ZFloat, ZFloat>(problem, ranges, 1, v).gt, reference_float), 5e-6);
+            if (whole_warps)
+              for (const int in_use : tma.tma_stages)
+                EXPECT_EQ(in_use, Accumulator::kTmaBuild && Accumulator::tma_walk_channel(channel) ? stages : 0);
+          }
+        }
+      }
+}
+
+// Stages are 0, 4 or 8: anything else is refused and leaves the setting as it was. The default takes
+// the TMA only where the build has it, at nb = 1, for pp_up_down (4 rows ahead, 8 with complex<float>
+// messages) and ph_transverse (8) into a complex<double> G_t.
+TEST(Variants, TmaStagesOutsideTheListAreRefused) {
+  const Problem problem = small_problem(1, Channel::pp_up_down, 1);
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  GtAccumulator<ZDouble> accumulate(problem.dims, Channel::pp_up_down, slice, {0, problem.dims.entries()});
+  EXPECT_EQ(accumulate.walk_tma_stages(), GtAccumulator<ZDouble>::default_walk_tma_stages(Channel::pp_up_down, 1));
+  for (const int stages : {0, 4, 8}) {
+    accumulate.set_walk_tma_stages(stages);
+    EXPECT_EQ(accumulate.walk_tma_stages(), stages);
+  }
+  for (const int stages : {-1, 1, 2, 16}) {
+    EXPECT_THROW(accumulate.set_walk_tma_stages(stages), Error) << stages;
+    EXPECT_EQ(accumulate.walk_tma_stages(), 8);
+  }
+  // nb = 1 with Nc·2n = 24: not whole warps, so never in use.
+  EXPECT_EQ(accumulate.tma_stages_in_use(), 0);
+  const bool tma = GtAccumulator<ZDouble>::kTmaBuild;
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_walk_tma_stages(Channel::pp_up_down, 1), tma ? 4 : 0);
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::default_walk_tma_stages(Channel::ph_transverse, 1)), tma ? 8 : 0);
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::default_walk_tma_stages(Channel::pp_up_down, 1)), tma ? 8 : 0);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_walk_tma_stages(Channel::ph_magnetic, 1), 0);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_walk_tma_stages(Channel::pp_up_down, 2), 0);
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_walk_tma_stages(Channel::pp_up_down, 1), 0);
 }
 
 // The previous kernel, kept for pp_up_down with one message per pass, against the reference and the

@@ -1,6 +1,7 @@
 #include "ringcomm/session_settings.hpp"
 
 #include <climits>
+#include <string_view>
 
 #include "ringcomm/collective.hpp"
 #include "ringcomm/error.hpp"
@@ -45,10 +46,12 @@ std::optional<std::string> environment(const char* variable) {
   return std::string(value);
 }
 
-const SettingInEffect& find(const std::vector<SettingInEffect>& in_effect, const std::string& variable) {
+// The name is a string_view, not a std::string: GCC 13 took a reference returned next to a temporary
+// std::string made from a literal for one into that temporary (-Wdangling-reference).
+const SettingInEffect& find(const std::vector<SettingInEffect>& in_effect, std::string_view variable) {
   for (const auto& s : in_effect)
     if (s.variable == variable) return s;
-  throw Error("internal: no setting " + variable);
+  throw Error("internal: no setting " + std::string(variable));
 }
 
 ScheduleOverride schedule_part(const SettingInEffect& s) { return {s.source, s.text.value_or("")}; }

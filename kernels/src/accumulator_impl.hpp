@@ -222,6 +222,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   single_message_kernel_ = default_single_message_kernel(dims);
   diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
   walk_loads_ahead_ = default_walk_loads_ahead(channel);
+  walk_tma_stages_ = default_walk_tma_stages(channel, dims.nb);
   allocate_scratch(1);
   l2_set_aside_once();  // the G_σ reads' "evict last" needs L2 set aside for it (l2_set_aside.hpp)
 }
@@ -372,7 +373,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
     launch_with<kChannel, false, 1, decltype(walk)::value, false, false, true, decltype(ahead)::value>(messages, count);
   };
   switch (pass_kernel(count)) {
-    case PassKernel::single_message: return walk_loads_ahead_ ? single(One{}, On{}) : single(One{}, Off{});
+    case PassKernel::single_message:
+      if constexpr (kTmaBuild && tma_walk_channel(kChannel)) {
+        const int tma = tma_stages_in_use();
+        if (tma == 4) return launch_with<kChannel, false, 1, 1, false, false, true, true, 4>(messages, count);
+        if (tma == 8) return launch_with<kChannel, false, 1, 1, false, false, true, true, 8>(messages, count);
+      }
+      return walk_loads_ahead_ ? single(One{}, On{}) : single(One{}, Off{});
     case PassKernel::single_diagonal:
       if (steps == 2) return diagonal_loads_ahead_ ? single(Two{}, On{}) : single(Two{}, Off{});
       return diagonal_loads_ahead_ ? single(Four{}, On{}) : single(Four{}, Off{});
@@ -406,7 +413,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 // of the work space).
 template <class Scalar, class MessageScalar>
 template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle,
-          bool kLoadsAhead>
+          bool kLoadsAhead, int kTmaStages>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
   // kSingle: the single-message kernel (pass_kernel: one message, exclusive updates), rows in order
   // (SingleMessageKernel) with one frequency step, along frequency diagonals (SingleMessageDiagonalKernel)
@@ -415,9 +422,12 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   static_assert(!kSingle || (!kAtomic && kRows == 1 && !kHoisted && !kSpread));
   static_assert(kLoadsAhead || kSingle);
   using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
-  using Single =
-      std::conditional_t<kSteps == 1, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kLoadsAhead>,
-                         detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps, kLoadsAhead>>;
+  // kTmaStages: the walk in order with the TMA (SingleMessageTmaKernel), as a TeamPolicy.
+  static_assert(kTmaStages == 0 || (kSingle && kSteps == 1 && kLoadsAhead));
+  using Walk = std::conditional_t<kTmaStages == 0, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kLoadsAhead>,
+                                  detail::SingleMessageTmaKernel<Scalar, MessageScalar, kChannel, kTmaStages>>;
+  using Single = std::conditional_t<kSteps == 1, Walk,
+                                    detail::SingleMessageDiagonalKernel<Scalar, MessageScalar, kChannel, kSteps, kLoadsAhead>>;
   using Kernel = std::conditional_t<kSingle, Single, Channels>;
   if (kSingle && count != 1)
     throw Error("GtAccumulator: the single-message kernel was asked for " + std::to_string(count) + " messages");
@@ -458,10 +468,40 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
     kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
     kernel.factor_message = per_slot;
   }
-  Kokkos::parallel_for(label_,
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                           exec_, 0, static_cast<std::int64_t>(kernel.order.threads(range_.size()))),
-                       kernel);
+  const auto threads = static_cast<std::int64_t>(kernel.order.threads(range_.size()));
+  if constexpr (kTmaStages > 0) {
+    constexpr int kTeam = 256;  // 8 warps, each with its own stages
+    kernel.thread_count = static_cast<std::uint64_t>(threads);
+    const auto league = static_cast<int>((threads + kTeam - 1) / kTeam);
+    Kokkos::parallel_for(label_,
+                         Kokkos::TeamPolicy<ExecSpace, typename Kernel::Tma>(exec_, league, kTeam)
+                             .set_scratch_size(0, Kokkos::PerTeam(Kernel::team_bytes(kTeam))),
+                         kernel);
+  } else {
+    Kokkos::parallel_for(label_, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, threads),
+                         kernel);
+  }
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_walk_tma_stages(int stages) {
+  if (stages != 0 && stages != 4 && stages != 8)
+    throw Error("GtAccumulator: the walk copies its G_t values 4 or 8 rows ahead with the TMA, or 0 (never), not " +
+                std::to_string(stages));
+  walk_tma_stages_ = stages;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::tma_stages_in_use() const {
+  if (!kTmaBuild || !tma_walk_channel(channel_) || walk_tma_stages_ == 0) return 0;
+  // The walk in order's thread order (launch_with): whole warps need the partial row before the whole
+  // rows and every 32 inner indices to fill warps; one row's 32 values must start 16-byte aligned.
+  const detail::SliceOrder order = slice_order(dims_, range_, dims_.NQ() * dims_.NOmega(), 1, 1, 1, pair_warps_for(true));
+  constexpr std::uint64_t kWarp = 32;
+  const bool whole_warps = order.head_count % kWarp == 0 && order.inner_extended % kWarp == 0;
+  const auto first = reinterpret_cast<std::uintptr_t>(slice_.data() + order.head_count);
+  const bool aligned = first % 16 == 0 && (order.shape.inner_size.divisor() * sizeof(Scalar)) % 16 == 0;
+  return whole_warps && aligned ? walk_tma_stages_ : 0;
 }
 
 template <class Scalar, class MessageScalar>

@@ -22,7 +22,10 @@
 // formulas, the partial rows at either end) is ChannelKernel's. SingleMessageDiagonalKernel below walks
 // the rows along frequency diagonals instead (GtAccumulator's frequency steps 2 or 4), sharing each
 // cross value between its steps.
+#include <type_traits>
+
 #include "gt_kernel.hpp"
+#include "warp_row_stages.hpp"
 
 namespace ringcomm::gt::detail {
 
@@ -35,6 +38,33 @@ template <class Real>
 inline constexpr std::uint32_t kPrefetchSteps = sizeof(Real) == sizeof(float) ? 2 : 1;
 inline constexpr std::uint32_t kPrefetchMomenta = 1;
 
+// Where the walk in order finds each row's old G_t value: loaded into registers. Where kLoadsAhead
+// (GtAccumulator::walk_loads_ahead) the next row's value is loaded before this row's term is formed,
+// so that it is in flight meanwhile (the compiler may not move a load above a store that could reach
+// the same address); without, a row's G_t load is in flight together with its cross reads. Either way
+// the value kAhead rows later is prefetched into L2 (l2_hints.hpp). Every member gets the current
+// row's slot `at`, the row, the end of the walk's rows and the slots' distance from one row to the next.
+template <class Scalar, std::uint32_t kAhead, bool kLoadsAhead>
+struct RowsInRegisters {
+  Scalar old{}, next{};
+  KOKKOS_FORCEINLINE_FUNCTION void start(const Scalar* at, std::uint32_t, std::uint32_t, std::uint64_t) {
+    if constexpr (kLoadsAhead) old = *at;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void ahead(const Scalar* at, std::uint32_t row, std::uint32_t end, std::uint64_t stride) {
+    if (row + kAhead < end) prefetch_to_l2(at + kAhead * stride);
+    if constexpr (kLoadsAhead) {
+      next = Scalar{};
+      if (row + 1 < end) next = at[stride];
+    } else {
+      old = *at;
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION Scalar take() const { return old; }
+  KOKKOS_FORCEINLINE_FUNCTION void taken(const Scalar*, std::uint32_t, std::uint32_t, std::uint64_t) {
+    if constexpr (kLoadsAhead) old = next;
+  }
+};
+
 template <class Scalar, class Message, Channel kChannel, bool kLoadsAhead = true>
 struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 1, false> {
   using Base = ChannelKernel<Scalar, Message, kChannel, false, 1, 1, false>;
@@ -43,9 +73,27 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 
 
   std::uint32_t rows_per_thread = 1;
 
+  // Inlining chosen so that GCC compiles the CPU walk as it did before it took its rows from a Rows
+  // source (callgrind, docs/results/h200_tma_walk): the walks without bubble factors forced into the
+  // launch's loop, the others left to the compiler.
+  template <bool kForced = !Base::kBubble, std::enable_if_t<kForced, int> = 0>
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const std::int64_t i) const {
+    walk_in_registers(static_cast<std::uint64_t>(i));
+  }
+  template <bool kForced = !Base::kBubble, std::enable_if_t<!kForced, int> = 0>
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    walk_in_registers(static_cast<std::uint64_t>(i));
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void walk_in_registers(const std::uint64_t thread) const {
+    RowsInRegisters<Scalar, kPrefetchSteps<Real>, kLoadsAhead> rows;
+    walk(thread, rows);
+  }
+
+  // The walk of thread `thread`, with each row's old G_t value from `rows` (RowsInRegisters, or
+  // RowsInTmaStages for SingleMessageTmaKernel).
+  template <class Rows>
+  KOKKOS_FORCEINLINE_FUNCTION void walk(const std::uint64_t thread, Rows& rows) const {
     const SliceOrder& order = this->order;
-    const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) return this->edge(thread);
     std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
     // Pair groups share left bubble factors: the bubble channels only (GtAccumulator::set_pair_warps).
@@ -76,27 +124,16 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 
     const std::uint64_t row_stride =
         static_cast<std::uint64_t>(order.shape.inner_size.divisor()) * order.shape.pair_size.divisor();
     Scalar* at = this->slice.data() + order.body_slot(inner, pair, order.first_row + row);
-    constexpr std::uint32_t kAhead = kPrefetchSteps<Real>;
-    // kLoadsAhead: the next row's G_t value is loaded before this row's term is formed, so that it is
-    // in flight meanwhile (the compiler may not move a load above a store that could reach the same
-    // address); without, a row's G_t load is in flight together with its cross reads.
-    Scalar old{};
-    if constexpr (kLoadsAhead) old = *at;
+    rows.start(at, row, end, row_stride);
 #ifdef __CUDA_ARCH__
 #pragma unroll 1  // one row a step: registers decide the occupancy
 #endif
     for (; row < end; ++row, at += row_stride) {
-      if (row + kAhead < end) prefetch_to_l2(at + kAhead * row_stride);
-      Scalar next{};
-      if constexpr (kLoadsAhead) {
-        if (row + 1 < end) next = at[row_stride];
-      } else {
-        old = *at;
-      }
+      rows.ahead(at, row, end, row_stride);
       const std::uint32_t cross_at = cross_base + this->cross_k1_step * static_cast<std::uint32_t>(shift[k1_at]) +
                                      this->cross_k2_step * static_cast<std::uint32_t>(shift[k2_at]);
       const Pair cross{widen<Scalar>(load_keeping_in_l2(up + cross_at)), widen<Scalar>(load_keeping_in_l2(down + cross_at))};
-      *at = old + w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
+      *at = rows.take() + w * this->template combine</*kFactorsKeptInL2=*/true>(fixed, cross, left, right, 0);
       if constexpr (Base::kBubble) left += this->factor_stride, right += this->factor_stride;
       k1_at += nc, k2_at += nc;
       if (++i_q == nq) {
@@ -104,8 +141,40 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 
         k1_at = static_cast<std::uint32_t>(x.k1), k2_at = static_cast<std::uint32_t>(x.k2);
         if (i_omega < order.n_omega) cross_base = static_cast<std::uint32_t>(this->walk_cross_base(x, i_omega));
       }
-      if constexpr (kLoadsAhead) old = next;
+      rows.taken(at, row, end, row_stride);
     }
+  }
+};
+
+// The walk in order with each warp's G_t values copied kStages rows ahead into shared memory by the
+// TMA (RowsInTmaStages, warp_row_stages.hpp) instead of loaded ahead into registers and prefetched into
+// L2; the rest is SingleMessageKernel's. Run as a TeamPolicy (work tag Tma) whose threads are numbered
+// as SingleMessageKernel's. Its warps must be whole: every lane of a body warp walks the same rows
+// (GtAccumulator::tma_stages_in_use checks the slice). On an H200 (docs/results/h200_l2_fabric) it ran
+// pp_up_down and ph_transverse into a complex<double> G_t at nb = 1 1.5–3 % faster than the walk with
+// registers, the bubble channels (left out here) and complex<float> up to 11 % slower: the waits, warp
+// synchronisations and copies cost 33–56 % more instructions, which the walks that issue the most
+// cannot hide.
+template <class Scalar, class Message, Channel kChannel, int kStages>
+struct SingleMessageTmaKernel : SingleMessageKernel<Scalar, Message, kChannel> {
+  using Walk = SingleMessageKernel<Scalar, Message, kChannel>;
+  static_assert(!Walk::Base::kBubble, "the bubble channels walk with registers (slower with the TMA)");
+  using Stages = WarpRowStages<Scalar, kStages>;
+  struct Tma {};  // the work tag of its TeamPolicy
+  std::uint64_t thread_count = 0;
+
+  KOKKOS_INLINE_FUNCTION static std::size_t team_bytes(int team_size) {
+    return Stages::team_bytes(static_cast<std::uint32_t>(team_size) / Stages::kWarp);
+  }
+
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(Tma, const Member& team) const {
+    const auto rank = static_cast<std::uint32_t>(team.team_rank());
+    const auto size = static_cast<std::uint32_t>(team.team_size());
+    RowsInTmaStages<Scalar, kStages> rows{Stages(team.team_scratch(0).get_shmem(team_bytes(static_cast<int>(size))),
+                                                 size / Stages::kWarp, rank / Stages::kWarp, rank % Stages::kWarp)};
+    const std::uint64_t thread = static_cast<std::uint64_t>(team.league_rank()) * size + rank;
+    if (thread < thread_count) this->walk(thread, rows);
   }
 };
 

@@ -160,6 +160,37 @@ class GtAccumulator {
   void set_walk_loads_ahead(bool on) { walk_loads_ahead_ = on; }
   bool walk_loads_ahead() const { return walk_loads_ahead_; }
   static constexpr bool default_walk_loads_ahead(Channel /*channel*/) { return true; }
+  // How many exchange rows ahead the walk in order has each warp's 32 G_t values copied into shared
+  // memory by the GPU's Tensor Memory Accelerator (bulk copies, sm_90 and later) instead of loading
+  // them ahead into registers and prefetching them into L2: 0 (never), 4 or 8; else ringcomm::Error.
+  // Changes no bit. It applies where tma_stages_in_use() says so (pp_up_down and ph_transverse
+  // only). Default (default_walk_tma_stages, set by the constructor): where the build has the TMA, at
+  // nb = 1 into a complex<double> G_t (double and mixed precision) 8 for ph_transverse and for mixed
+  // pp_up_down, 4 for double pp_up_down; else 0. On an H200 at the paper size those ran 1.5–3 % faster
+  // with it, the bubble channels and every complex<float> case up to 30 % slower, and nb = 2 gained
+  // nothing measurable (docs/results/h200_tma_walk, docs/results/h200_l2_fabric).
+  void set_walk_tma_stages(int stages);
+  int walk_tma_stages() const { return walk_tma_stages_; }
+  static constexpr int default_walk_tma_stages(Channel channel, int nb) {
+    if (!kTmaBuild || nb != 1 || sizeof(Scalar) <= 8) return 0;
+    const bool float_messages = sizeof(MessageScalar) < sizeof(Scalar);
+    return channel == Channel::pp_up_down ? (float_messages ? 8 : 4) : channel == Channel::ph_transverse ? 8 : 0;
+  }
+  // Whether this build's device code has the TMA: Kokkos built for CUDA and Hopper or later.
+#if defined(KOKKOS_ENABLE_CUDA) && (defined(KOKKOS_ARCH_HOPPER) || defined(KOKKOS_ARCH_BLACKWELL))
+  static constexpr bool kTmaBuild = true;
+#else
+  static constexpr bool kTmaBuild = false;
+#endif
+  // The channels whose walk can take the TMA: not the bubble channels, which ran slower with it.
+  static constexpr bool tma_walk_channel(Channel channel) {
+    return channel == Channel::pp_up_down || channel == Channel::ph_transverse;
+  }
+  // The stages the walk in order of this accumulator's single messages takes: walk_tma_stages() where
+  // the build has the TMA, the channel can take it (tma_walk_channel) and the slice's whole rows split
+  // into whole warps of 16-byte aligned G_t values (the partial row before them a multiple of 32
+  // entries, nb⁴·Nc·2n a multiple of 32), else 0 (the walk loads into registers).
+  int tma_stages_in_use() const;
   // How many warps of a thread block walk one frequency diagonal together, one exchange frequency
   // each: they read the same cross values at about the same time on one multiprocessor, so all but
   // the first can find them in L1 instead of L2 (what the frequency steps of one thread do, without
@@ -302,7 +333,7 @@ class GtAccumulator {
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
   template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false,
-            bool kSingle = false, bool kLoadsAhead = true>
+            bool kSingle = false, bool kLoadsAhead = true, int kTmaStages = 0>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
@@ -332,6 +363,7 @@ class GtAccumulator {
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
   bool walk_loads_ahead_ = true;        // set by the constructor: default_walk_loads_ahead
+  int walk_tma_stages_ = 0;             // set by the constructor: default_walk_tma_stages
   bool transposed_reads_ = kDefaultTransposedReads;
   std::shared_ptr<Scratch> scratch_;
 };
