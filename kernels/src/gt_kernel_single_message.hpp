@@ -150,10 +150,11 @@ struct SingleMessageKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, 
 // TMA (RowsInTmaStages, warp_row_stages.hpp) instead of loaded ahead into registers and prefetched into
 // L2; the rest is SingleMessageKernel's. Run as a TeamPolicy (work tag Tma) whose threads are numbered
 // as SingleMessageKernel's. Its warps must be whole: every lane of a body warp walks the same rows
-// (GtAccumulator::tma_stages_in_use checks the slice). On an H200 (docs/results/h200_l2_fabric) it ran
+// (GtAccumulator::tma_stages_in_use checks the slice). On an H200 (docs/results/h200_tma_walk) it ran
 // pp_up_down and ph_transverse into a complex<double> G_t at nb = 1 1.5–3 % faster than the walk with
-// registers, the bubble channels (left out here) and complex<float> up to 11 % slower: the waits, warp
-// synchronisations and copies cost 33–56 % more instructions, which the walks that issue the most
+// registers, the bubble channels (left out here) and complex<float> up to 30 % slower: each row's wait,
+// warp synchronisation, stage bookkeeping and copy cost about 1.75 × the walk's instructions (not
+// spinning: a suspend-time hint on the wait changed nothing), which the walks that issue the most
 // cannot hide.
 template <class Scalar, class Message, Channel kChannel, int kStages>
 struct SingleMessageTmaKernel : SingleMessageKernel<Scalar, Message, kChannel> {
