@@ -93,6 +93,21 @@ def hint_table():
     print()
 
 
+def near_miss_table():
+    print("## 5_near_misses: the library's run-time settings, rounds 1 / 2, best first")
+    print("| nb | precision | channel | kernel | frequency steps | frequency warps | pair warps | loads ahead | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rows = collections.defaultdict(list)
+    for f in sorted(glob.glob(os.path.join(HERE, "5_near_misses/kb_*.json"))):
+        for r in json.load(open(f))["results"]:
+            ahead = r.get("walk_loads_ahead", r.get("diagonal_loads_ahead", "-"))
+            rows[(r["nb"], r["precision"], r["channel"], r["kernel"], r["frequency_steps"], r["frequency_warps"],
+                  r["pair_warps"], ahead)].append(r["ratio"])
+    for key, v in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], -min(kv[1]))):
+        print("| " + " | ".join(str(x) for x in key) + " | %s |" % joined(v))
+    print()
+
+
 if __name__ == "__main__":
     stage_table("1_setting: kernel_bandwidth ratio by TMA stages in use (runs 1 / 2; 0 = the walk with registers)",
                 "1_setting/kb_tma_*.json", ("0", "4", "8"))
@@ -103,3 +118,4 @@ if __name__ == "__main__":
     ncu_table("3_rows_per_wait", ("smsp__inst_executed.sum", "gpu__time_duration.sum", "lts__t_sectors_srcunit_ltcfabric.sum"))
     hint_table()
     ncu_table("4_wait_hint", ("smsp__inst_executed.sum", "gpu__time_duration.sum"))
+    near_miss_table()
