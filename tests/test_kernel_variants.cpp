@@ -407,11 +407,10 @@ TEST(Variants, PassKernelFollowsTheSettings) {
   EXPECT_STREQ(to_string(Kernel::single_message), "single");
 }
 
-// Unset frequency steps follow default_frequency_steps(channel, w, loads ahead), w true only where a
-// single message takes the single-message kernel's diagonal walk; where it cannot, a default above 1
-// would send single messages to the general kernel. On CPUs every default is 1, so the branches are
-// told apart on GPU builds, by a complex<double> G_t at nb = 2, whose walk loads nothing ahead and takes
-// 2 steps there (with a complex<float> G_t, which took 4 steps until 2026-12-02, a GPU run with the
+// Unset frequency steps follow default_frequency_steps(channel, w, nb), w true only where a single
+// message takes the single-message kernel's diagonal walk; where it cannot, a default above 1 would
+// send single messages to the general kernel. On CPUs every default is 1, so the branches are told
+// apart on GPU builds, by a complex<double> G_t at nb = 2, whose walk takes 2 steps there (with a complex<float> G_t, which took 4 steps until 2026-12-02, a GPU run with the
 // consecutive-frequency condition dropped went red:
 // docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
@@ -423,8 +422,8 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
     problem.dims.exchange_frequencies = {1, 2, 3};
     Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
     const SliceRange all{0, problem.dims.entries()};
-    const int walk = Accumulator::default_frequency_steps(channel, true, Accumulator::default_diagonal_loads_ahead(2));
-    const int elsewhere = Accumulator::default_frequency_steps(channel, false);
+    const int walk = Accumulator::default_frequency_steps(channel, true, 2);
+    const int elsewhere = Accumulator::default_frequency_steps(channel, false, 2);
     EXPECT_EQ(elsewhere, 1);
     Accumulator accumulate(problem.dims, channel, slice, all);
     EXPECT_EQ(accumulate.frequency_steps(), walk);
@@ -449,10 +448,10 @@ TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
 }
 
 // The diagonal walk loads the next momentum's G_t ahead unless default_diagonal_loads_ahead(nb) says
-// otherwise (off for a complex<double> G_t with nb > 1 on GPUs), and the default frequency steps
-// follow the setting in force, also after it is changed; the walk in order loads the next row ahead
-// where default_walk_loads_ahead(channel) says so. On CPUs both defaults are on for every shape and
-// every default step count is 1, so the constructor's choices are told apart on GPU builds.
+// otherwise (off for mixed precision with nb > 1 on GPUs), and the default frequency steps follow
+// the shape, not that setting: changing it leaves them as they were; the walk in order loads the next
+// row ahead where default_walk_loads_ahead(channel) says so. On CPUs both defaults are on for every
+// shape and every default step count is 1, so the constructor's choices are told apart on GPU builds.
 template <class Scalar, class Message>
 void expect_loads_ahead_defaults(int nb, const std::string& precision) {
   using Accumulator = GtAccumulator<Scalar, Message>;
@@ -464,10 +463,11 @@ void expect_loads_ahead_defaults(int nb, const std::string& precision) {
     Accumulator accumulate(problem.dims, channel, slice, {0, problem.dims.entries()});
     const bool ahead = Accumulator::default_diagonal_loads_ahead(nb);
     EXPECT_EQ(accumulate.diagonal_loads_ahead(), ahead);
-    EXPECT_EQ(accumulate.frequency_steps(), Accumulator::default_frequency_steps(channel, true, ahead));
+    const int steps = Accumulator::default_frequency_steps(channel, true, nb);
+    EXPECT_EQ(accumulate.frequency_steps(), steps);
     accumulate.set_diagonal_loads_ahead(!ahead);
     EXPECT_EQ(accumulate.diagonal_loads_ahead(), !ahead);
-    EXPECT_EQ(accumulate.frequency_steps(), Accumulator::default_frequency_steps(channel, true, !ahead));
+    EXPECT_EQ(accumulate.frequency_steps(), steps);
     const bool diagonal = accumulate.frequency_steps() > 1;
     EXPECT_EQ(accumulate.pass_kernel(1), diagonal ? PassKernel::single_diagonal : PassKernel::single_message);
     EXPECT_EQ(accumulate.walk_loads_ahead(), Accumulator::default_walk_loads_ahead(channel));
@@ -500,17 +500,44 @@ TEST(Variants, DiagonalLoadsAheadDefaultFollowsTheShape) {
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(1));
   EXPECT_TRUE(GtAccumulator<ZFloat>::default_diagonal_loads_ahead(2));
 #ifdef KOKKOS_ENABLE_CUDA
-  EXPECT_FALSE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
-  EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
-  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, false), 2);
-  EXPECT_EQ(GtAccumulator<ZFloat>::default_frequency_steps(Channel::pp_up_down, true, true), 1);
-#else
   EXPECT_TRUE(GtAccumulator<ZDouble>::default_diagonal_loads_ahead(2));
+  EXPECT_FALSE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, 2), 2);
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::default_frequency_steps(Channel::ph_transverse, true, 2)), 2);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, 1), 1);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::ph_magnetic, true, 2), 1);
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_frequency_steps(Channel::pp_up_down, true, 2), 1);
+#else
+  EXPECT_TRUE((GtAccumulator<ZDouble, ZFloat>::default_diagonal_loads_ahead(2)));
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_frequency_steps(Channel::pp_up_down, true, 2), 1);
 #endif
   for (const Channel channel : {Channel::pp_up_down, Channel::ph_transverse, Channel::ph_magnetic, Channel::ph_charge}) {
     EXPECT_TRUE(GtAccumulator<ZDouble>::default_walk_loads_ahead(channel));
     EXPECT_TRUE((GtAccumulator<ZDouble, ZFloat>::default_walk_loads_ahead(channel)));
     EXPECT_TRUE(GtAccumulator<ZFloat>::default_walk_loads_ahead(channel));
+  }
+}
+
+// Pair groups by default (default_pair_warps): on GPUs 64 pairs for a complex<float> G_t and 4 for
+// complex<double> at nb = 1, 8 and 1 at nb > 1; on CPUs 1. An accumulator takes the default of its shape.
+TEST(Variants, PairWarpsDefaultFollowsTheShape) {
+#ifdef KOKKOS_ENABLE_CUDA
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_pair_warps(1), 64);
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_pair_warps(2), 8);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_pair_warps(1), 4);
+  EXPECT_EQ(GtAccumulator<ZDouble>::default_pair_warps(2), 1);
+  EXPECT_EQ((GtAccumulator<ZDouble, ZFloat>::default_pair_warps(2)), 1);
+#else
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_pair_warps(1), 1);
+  EXPECT_EQ(GtAccumulator<ZFloat>::default_pair_warps(2), 1);
+#endif
+  for (const int nb : {1, 2}) {
+    SCOPED_TRACE("nb " + std::to_string(nb));
+    const Problem problem = small_problem(nb, Channel::ph_magnetic, 1);
+    Kokkos::View<ZFloat*> slice("slice", problem.dims.entries());
+    GtAccumulator<ZFloat> magnetic(problem.dims, Channel::ph_magnetic, slice, SliceRange{0, problem.dims.entries()});
+    magnetic.set_single_message_kernel(true);
+    EXPECT_EQ(magnetic.pair_warps(), GtAccumulator<ZFloat>::default_pair_warps(nb));
   }
 }
 

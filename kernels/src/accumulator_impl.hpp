@@ -356,7 +356,7 @@ int GtAccumulator<Scalar, MessageScalar>::frequency_steps() const {
   if (frequency_steps_ > 0) return frequency_steps_;
   const bool diagonal_walk = scratch_->batch == 1 && !warp_tile_kernel_ && single_message_pass() &&
                              consecutive(dims_.exchange_frequencies);
-  return default_frequency_steps(channel_, diagonal_walk, diagonal_loads_ahead_);
+  return default_frequency_steps(channel_, diagonal_walk, dims_.nb);
 }
 
 template <class Scalar, class MessageScalar>

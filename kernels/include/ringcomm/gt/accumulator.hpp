@@ -110,42 +110,44 @@ class GtAccumulator {
   // The row tile for this accumulator's batch: the one set, else default_exchange_row_tile.
   int exchange_row_tile() const;
   void set_frequency_steps(int steps);
-  // The steps set, else default_frequency_steps(channel, w, diagonal_loads_ahead()) with w: whether
-  // single messages take the single-message kernel's diagonal walk here (batch 1, that kernel on,
-  // exclusive updates, one frequency warp, consecutive exchange frequencies).
+  // The steps set, else default_frequency_steps(channel, w, nb) with w: whether single messages take
+  // the single-message kernel's diagonal walk here (batch 1, that kernel on, exclusive updates, one
+  // frequency warp, consecutive exchange frequencies).
   int frequency_steps() const;
-  // Measured on an H200 (docs/results/h200_single_message_diagonal, h200_loads_ahead): the diagonal
-  // walk runs single messages of pp_up_down and ph_transverse faster than the walk in order with 2
-  // steps for a complex<double> G_t where it loads no G_t ahead (nb = 2: 0.82–0.85 against
-  // 0.78–0.80); it is slower for the bubble channels and for a complex<double> G_t that it loads ahead
-  // (nb = 1). For a complex<float> G_t it won with 4 steps (0.71–0.81 against 0.63–0.70) until the walk
-  // in order found its cross positions by increments; since then the walk in order is as fast or
-  // faster there (docs/results/h200_walk_inner/3_float_steps). 1 everywhere else: batches gained from
-  // steps in one case only (docs/results), and CPUs resolved no difference.
-  static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk, bool loads_ahead = true) {
+  // Measured on an H200: the diagonal walk with 2 steps runs single messages of pp_up_down and
+  // ph_transverse into a complex<double> G_t at nb > 1 faster than the walk in order (double at nb = 2,
+  // with its loads ahead: 0.856–0.871 of the copy rate against 0.851–0.861, docs/results/h200_nb2_steps;
+  // mixed, without: level within 0.5 %, as measured before in h200_single_message_diagonal); at nb = 1
+  // the walk in order wins (with the TMA where it applies, docs/results/h200_tma_walk), and so it does
+  // for the bubble channels. For a complex<float> G_t the diagonal walk won with 4 steps (0.71–0.81
+  // against 0.63–0.70) until the walk in order found its cross positions by increments; since then the
+  // walk in order is as fast or faster there (docs/results/h200_walk_inner/3_float_steps). 1 everywhere
+  // else: batches gained from steps in one case only (docs/results), and CPUs resolved no difference.
+  static constexpr int default_frequency_steps(Channel channel, bool diagonal_walk, int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool float_gt = sizeof(Scalar) <= 8;  // complex<float>
-    if (!diagonal_walk || float_gt || (channel != Channel::pp_up_down && channel != Channel::ph_transverse)) return 1;
-    return loads_ahead ? 1 : 2;
+    if (!diagonal_walk || float_gt || nb == 1) return 1;
+    return channel == Channel::pp_up_down || channel == Channel::ph_transverse ? 2 : 1;
 #else
-    (void)channel, (void)diagonal_walk, (void)loads_ahead;
+    (void)channel, (void)diagonal_walk, (void)nb;
     return 1;
 #endif
   }
   // Whether the diagonal walk (frequency steps 2 or 4 with single messages) loads the G_t values of
   // the next exchange momentum before it forms this momentum's terms, so that those loads are in
   // flight meanwhile, at the price of registers (kSteps more G_t values a thread). Changes no bit.
-  // Default (default_diagonal_loads_ahead, set by the constructor): on, but off on GPUs for a
-  // complex<double> G_t with nb > 1, where an H200 ran the walk 3–11 % faster without, at nb = 1 5–8 %
-  // slower (docs/results/h200_loads_ahead: at nb = 2 lanes of a warp share G_σ values, so a warp waits
-  // less for its loads and the occupancy that the loads' registers cost decides). complex<float>
-  // keeps them: its 4-step walk (set_frequency_steps(4); its default until the walk in order beat it)
-  // was 1–3 % faster with them at nb = 2.
+  // Default (default_diagonal_loads_ahead, set by the constructor): on, but off on GPUs for mixed
+  // precision (complex<float> messages into a complex<double> G_t) at nb > 1, where an H200 ran the
+  // 2-step walk 0.3–1 % faster without (docs/results/h200_nb2_steps). Double at nb = 2 ran 1–2 % faster
+  // with them there, where the walk before the 32-bit offsets had run 3–11 % slower with them
+  // (docs/results/h200_loads_ahead: the occupancy that their registers cost decided then).
+  // complex<float> keeps them: its 4-step walk (set_frequency_steps(4)) was 1–3 % faster with them.
   void set_diagonal_loads_ahead(bool on) { diagonal_loads_ahead_ = on; }
   bool diagonal_loads_ahead() const { return diagonal_loads_ahead_; }
   static constexpr bool default_diagonal_loads_ahead(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
-    return nb == 1 || sizeof(Scalar) <= 8;
+    const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
+    return nb == 1 || !mixed;
 #else
     (void)nb;
     return true;
@@ -225,18 +227,20 @@ class GtAccumulator {
   // depends on its inner index and exchange only, so the warps of a group share it, through L1 where
   // they run on one multiprocessor. Changes no bit; other channels and kernels take no pair groups.
   // 1 … kMaxPairWarps, else ringcomm::Error. Default (default_pair_warps): on GPUs at nb = 1, 64 for a
-  // complex<float> G_t and 4 for complex<double>, else 1. On an H200 at the paper size these ran
-  // +8.3 % (complex<float>), +1.6 to +1.9 % (double) and +0.3 % (mixed) against 1 pair; at nb = 2 no
-  // setting gained more than the spread between processes; the other walks and batches gained in
-  // some cases and lost in others (docs/results/h200_pair_warps).
+  // complex<float> G_t and 4 for complex<double>; at nb > 1, 8 for complex<float>, else 1. On an H200 at
+  // the paper size these ran +8.3 % (complex<float>), +1.6 to +1.9 % (double) and +0.3 % (mixed) against
+  // 1 pair; the other walks and batches gained in some cases and lost in others (docs/results/
+  // h200_pair_warps). At nb = 2 no setting gained more than the spread between processes then; the walk
+  // with 32-bit offsets gained 2.5 % with 8 pairs for complex<float> (docs/results/h200_nb2_steps).
   static constexpr int kMaxPairWarps = 1024;
   void set_pair_warps(int warps);
   // The pairs of a pair group in this accumulator's passes of a full batch (1 where it takes none).
   int pair_warps() const;
   static constexpr int default_pair_warps(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
-    if (nb != 1) return 1;
-    return sizeof(Scalar) <= 8 ? 64 : 4;  // complex<float> : complex<double>
+    const bool float_gt = sizeof(Scalar) <= 8;  // complex<float>
+    if (nb != 1) return float_gt ? 8 : 1;
+    return float_gt ? 64 : 4;
 #else
     (void)nb;
     return 1;
