@@ -34,6 +34,9 @@ namespace ringcomm::gt::detail {
 // read with "evict last", 1 was best for a complex<double> G_t and 2 steps for the walk in order into
 // complex<float> (docs/results/h200_l2_hints); the diagonal walk into complex<float> ran 1.4–4.3 % faster
 // with 1 momentum than with 2 but for ph_transverse at nb = 2 (0.6 % slower; docs/results/h200_pair_warps).
+// Measured again as compile-time constants in the walk with 32-bit offsets (docs/results/h200_nb2_steps):
+// 2 rows for a complex<double> G_t lost 1–6 % in the bubble channels, 1 row for complex<float> 2.5 % in
+// its bubble channels at nb = 1, 2 momenta up to 4 %.
 template <class Real>
 inline constexpr std::uint32_t kPrefetchSteps = sizeof(Real) == sizeof(float) ? 2 : 1;
 inline constexpr std::uint32_t kPrefetchMomenta = 1;
@@ -193,8 +196,9 @@ struct SingleMessageTmaKernel : SingleMessageKernel<Scalar, Message, kChannel> {
 // docs/results/h200_lean_walk), so occupancy drops to 24–48 %. Which walk wins depends on the
 // precision, the channel and nb (GtAccumulator::default_frequency_steps and
 // default_diagonal_loads_ahead follow the H200 measurements in docs/results/
-// h200_single_message_diagonal, h200_loads_ahead and h200_walk_inner: by default only pp_up_down
-// and ph_transverse into a complex<double> G_t at nb > 1 take it now); a 2-core CPU resolved no difference
+// h200_single_message_diagonal, h200_loads_ahead, h200_walk_inner and h200_nb2_steps: by default only
+// pp_up_down and ph_transverse into a complex<double> G_t at nb > 1 take it now, with 2 steps, double
+// with its loads ahead and mixed without); a 2-core CPU resolved no difference
 // (docs/results/cpu_single_message_diagonal.md).
 template <class Scalar, class Message, Channel kChannel, int kSteps, bool kLoadsAhead = true>
 struct SingleMessageDiagonalKernel : ChannelKernel<Scalar, Message, kChannel, false, 1, kSteps, false> {
