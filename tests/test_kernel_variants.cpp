@@ -410,9 +410,10 @@ TEST(Variants, PassKernelFollowsTheSettings) {
 // Unset frequency steps follow default_frequency_steps(channel, w, nb), w true only where a single
 // message takes the single-message kernel's diagonal walk; where it cannot, a default above 1 would
 // send single messages to the general kernel. On CPUs every default is 1, so the branches are told
-// apart on GPU builds, by a complex<double> G_t at nb = 2, whose walk takes 2 steps there (with a complex<float> G_t, which took 4 steps until 2026-12-02, a GPU run with the
-// consecutive-frequency condition dropped went red:
-// docs/results/h200_single_message_diagonal/final/planted_consecutive.txt).
+// apart on GPU builds, by a complex<double> G_t at nb = 2, whose walk takes 2 steps there (with a
+// complex<float> G_t, which took 4 steps until 2026-12-02, a GPU run with the consecutive-frequency
+// condition dropped went red: docs/results/h200_single_message_diagonal/final/planted_consecutive.txt;
+// with nb ignored, docs/results/h200_nb2_steps/5_planted).
 TEST(Variants, FrequencyStepsDefaultFollowsThePass) {
   using Accumulator = GtAccumulator<ZDouble, ZDouble>;
   const auto kernel_for = [](int steps) { return steps > 1 ? PassKernel::single_diagonal : PassKernel::single_message; };
