@@ -76,11 +76,11 @@ WALKS = {"off": "in order", "on": "frequencies first", "w1": "in order", "w4": "
 
 
 def write_ncu_summary():
-    """ncu_summary.json: the metrics of every ncu_*.txt (2_ncu, 4_diagonal_warps), flattened, with
-    instructions per entry."""
+    """ncu_summary.json: the metrics of every ncu_*.txt (2_ncu, 4_diagonal_warps, 5_diagonal_warps_lean),
+    flattened, with instructions per entry."""
     entries = {r["nb"]: r["entries"] for _, r in results("1_sweep/kb_first_1.json")}
     rows = []
-    for path in sorted(glob.glob(os.path.join(HERE, "[24]_*/ncu_*.txt"))):
+    for path in sorted(glob.glob(os.path.join(HERE, "[245]_*/ncu_*.txt"))):
         nb, precision, channel, walk = re.match(r"ncu_nb(\d)_(\w+?)_(\w+)_(on|off|w1|w4)\.txt", os.path.basename(path)).groups()
         m = ncu_metrics(path)
         unit, duration = m["gpu__time_duration.sum"]
@@ -132,9 +132,11 @@ variants_table("3_policy: L2 eviction policy of the walks' G_t loads and stores,
                ("p0 plain", "p1 stores evict first", "p2 loads evict first", "p3 both"), "3_policy/kb_*.json",
                lambda f, r: (r["nb"], r["precision"], r["channel"], r["kernel"], f.split("_")[1]),
                ("p0", "p1", "p2", "p3"))
-variants_table("4_diagonal_warps: warps of the walk in order on one frequency diagonal (rounds 1 / 2)",
-               ("1 (the walk)", "2 warps", "4 warps"), "4_diagonal_warps/kb_*.json",
-               lambda f, r: (r["nb"], r["precision"], r["channel"],
-                             "%s, TMA %s" % (r["kernel"], r.get("walk_tma_stages", "-")), r.get("walk_diagonal_warps", 1)),
-               (1, 2, 4))
-ncu_table(summary, "4_diagonal_warps")
+for folder, title in (("4_diagonal_warps", "warps of the walk in order on one frequency diagonal"),
+                      ("5_diagonal_warps_lean", "the same with pointer increments and pair groups")):
+    variants_table("%s: %s (rounds 1 / 2)" % (folder, title), ("1 (the walk)", "2 warps", "4 warps"),
+                   folder + "/kb_*.json",
+                   lambda f, r: (r["nb"], r["precision"], r["channel"],
+                                 "%s, TMA %s" % (r["kernel"], r.get("walk_tma_stages", "-")), r.get("walk_diagonal_warps", 1)),
+                   (1, 2, 4))
+    ncu_table(summary, folder)
