@@ -52,15 +52,6 @@ def sweep_table():
         change = "%+.1f %%" % (100 * (sum(on) / sum(off) - 1)) if on else "-"
         print("| %s | %s | %s | " % key + "%s | %s | %s | %s |" % (names[key], joined(off), label, change))
     print()
-    print("## 1_sweep: the walk in order at nb = 2 (--frequency-steps 1), rows in memory order or frequencies first")
-    print("| precision | channel | in order | frequencies first |")
-    print("|---|---|---|---|")
-    rows = collections.defaultdict(lambda: collections.defaultdict(list))
-    for f, r in results("1_sweep/kb_steps1_*.json"):
-        rows[(r["nb"], r["precision"], r["channel"])][bool(r["walk_frequencies_first"])].append(r["ratio"])
-    for key in sorted(rows, key=order):
-        print("| %s | %s | " % key[1:] + "%s | %s |" % (joined(rows[key][False]), joined(rows[key][True])))
-    print()
 
 
 def ncu_metrics(path):
@@ -126,6 +117,10 @@ def variants_table(title, columns, pattern, case_of, variants):
 
 
 sweep_table()
+variants_table("1_sweep: the walk in order at nb = 2 (--frequency-steps 1), rows in memory order or frequencies first",
+               ("in order", "frequencies first"), "1_sweep/kb_steps1_*.json",
+               lambda f, r: (r["nb"], r["precision"], r["channel"], r["kernel"], bool(r["walk_frequencies_first"])),
+               (False, True))
 summary = write_ncu_summary()
 ncu_table(summary, "2_ncu")
 variants_table("3_policy: L2 eviction policy of the walks' G_t loads and stores, four binaries (rounds 1 / 2)",
