@@ -6,24 +6,16 @@ import glob
 import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PREC = ("double", "float", "mixed")
-CHANNELS = ("pp_up_down", "ph_transverse", "ph_magnetic", "ph_charge")
-
-
-def order(key):
-    return (key[0], PREC.index(key[1]), CHANNELS.index(key[2])) + tuple(str(k) for k in key[3:])
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+from tables_lib import joined, order  # noqa: E402
 
 
 def results(pattern):
-    for f in sorted(glob.glob(os.path.join(HERE, pattern))):
-        for r in json.load(open(f))["results"]:
-            yield os.path.basename(f), r
-
-
-def joined(values):
-    return " / ".join("%.3f" % v for v in values)
+    return tables_lib.results(HERE, pattern)
 
 
 def walk_name(r):

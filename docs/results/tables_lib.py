@@ -1,0 +1,45 @@
+"""Helpers shared by the make_tables.py scripts of the h200_* folders: reading kernel_bandwidth-style
+JSON files and printing grouped values as markdown tables."""
+import collections
+import glob
+import json
+import os
+
+PREC = ("double", "float", "mixed")
+CHANNELS = ("pp_up_down", "ph_transverse", "ph_magnetic", "ph_charge")
+
+
+def order(key):
+    """Sort key of (nb, precision, channel, ...) tuples: nb, then precision and channel as listed above."""
+    return (key[0], PREC.index(key[1]), CHANNELS.index(key[2])) + tuple(str(k) for k in key[3:])
+
+
+def results(here, pattern):
+    """(file name, result) for every element of "results" in the JSON files of `here` matching `pattern`."""
+    for f in sorted(glob.glob(os.path.join(here, pattern))):
+        for r in json.load(open(f))["results"]:
+            yield os.path.basename(f), r
+
+
+def joined(values, fmt="%.3f"):
+    return " / ".join(fmt % v for v in values)
+
+
+def grouped(records, key, column, value):
+    """{key(r): {column(r): [value(r), ...]}} over `records`."""
+    rows = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in records:
+        rows[key(r)][column(r)].append(value(r))
+    return rows
+
+
+def print_table(title, key_names, columns, rows, sort=order, fmt="%.3f"):
+    """A markdown table: one row per key of `rows` (its parts first), one cell per column, each cell the
+    values of that key and column joined by " / " ("-" where there are none)."""
+    print("## " + title)
+    print("| " + " | ".join(list(key_names) + [str(c) for c in columns]) + " |")
+    print("|" + "---|" * (len(key_names) + len(columns)))
+    for key in sorted(rows, key=sort):
+        cells = [joined(rows[key][c], fmt) if rows[key].get(c) else "-" for c in columns]
+        print("| " + " | ".join(str(k) for k in key) + " | " + " | ".join(cells) + " |")
+    print()
