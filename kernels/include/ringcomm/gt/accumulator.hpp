@@ -91,14 +91,16 @@ class GtAccumulator {
   // docs/results/h200_diagonal_warps/README.md). One message per pass without the single-message
   // kernel: 4 momenta for a complex<double> G_t and 8 for complex<float>, whose entries carry half the
   // bytes for the same index work; 8 also for pp_up_down in double. Batches, whose threads keep every
-  // position for all messages: 2 in double (with 4 frequency warps), 4 in mixed precision and 2 for
-  // its bubble channels ph_magnetic and ph_charge (with 2 frequency warps), 4 in float. CPUs: one.
+  // position for all messages: 4, but 2 for the bubble channels ph_magnetic and ph_charge into a
+  // complex<double> G_t (double with 4 frequency warps, mixed precision with 2). Measured again for
+  // batches of 8 after the kernels' L2 hints (docs/results/h200_walk_stalls/5_batch_rows): with 4 rows
+  // double pp_up_down and ph_transverse took 1.6–4.2 % less time than with 2 (but nb = 2 ph_transverse,
+  // 0.3 % more), the bubble channels 2.4–18.5 % more. CPUs: one.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
-    const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
     const bool wide = sizeof(Scalar) > 8;  // complex<double> G_t
-    if (batched) return wide && (!mixed || bubble) ? 2 : 4;
+    if (batched) return wide && bubble ? 2 : 4;
     if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
     return wide ? 4 : 8;
 #else
