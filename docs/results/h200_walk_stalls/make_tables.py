@@ -175,12 +175,10 @@ def write_batch_summary():
     time per message over the copy's (per_message), the fraction of the one-pass floor."""
     rows = []
     for pattern in ("4_batches/kb_*.json", "5_batch_rows/kb_rows_*.json"):
-        for f in sorted(glob.glob(os.path.join(HERE, pattern))):
-            for r in json.load(open(f))["results"]:
-                rows.append({"file": os.path.relpath(f, HERE), "nb": r["nb"], "precision": r["precision"],
-                             "channel": r["channel"], "rows": r["exchange_row_tile"],
-                             "warps": r["frequency_warps"], "batch": r["batch"],
-                             "per_message": round(per_message(r), 4)})
+        for name, r in tables_lib.results(HERE, pattern):
+            rows.append({"file": os.path.dirname(pattern) + "/" + name, "nb": r["nb"], "precision": r["precision"],
+                         "channel": r["channel"], "rows": r["exchange_row_tile"], "warps": r["frequency_warps"],
+                         "batch": r["batch"], "per_message": round(per_message(r), 4)})
     with open(os.path.join(HERE, "batch_summary.json"), "w") as out:
         json.dump({"written_by": "make_tables.py", "results": rows}, out, indent=1)
 
