@@ -542,6 +542,33 @@ TEST(Variants, PairWarpsDefaultFollowsTheShape) {
   }
 }
 
+// Row tiles of batches by default (default_exchange_row_tile with batched true): on GPUs 4, but 2 for
+// the bubble channels into a complex<double> G_t (docs/results/h200_walk_stalls/5_batch_rows); on
+// CPUs 1. A batched accumulator takes the default of its channel and precision.
+TEST(Batches, RowTileDefaultFollowsChannelAndPrecision) {
+  using Double = GtAccumulator<ZDouble, ZDouble>;
+  using Mixed = GtAccumulator<ZDouble, ZFloat>;
+  using Float = GtAccumulator<ZFloat, ZFloat>;
+  for (const Channel channel : kAllChannels) {
+    SCOPED_TRACE(to_string(channel));
+#ifdef KOKKOS_ENABLE_CUDA
+    const int wide = channel == Channel::ph_magnetic || channel == Channel::ph_charge ? 2 : 4;
+    EXPECT_EQ(Double::default_exchange_row_tile(channel, true), wide);
+    EXPECT_EQ(Mixed::default_exchange_row_tile(channel, true), wide);
+    EXPECT_EQ(Float::default_exchange_row_tile(channel, true), 4);
+#else
+    EXPECT_EQ(Double::default_exchange_row_tile(channel, true), 1);
+    EXPECT_EQ(Mixed::default_exchange_row_tile(channel, true), 1);
+    EXPECT_EQ(Float::default_exchange_row_tile(channel, true), 1);
+#endif
+    const Problem problem = small_problem(1, channel, 1);
+    Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+    Double accumulate(problem.dims, channel, slice, SliceRange{0, problem.dims.entries()});
+    accumulate.set_batch(8);
+    EXPECT_EQ(accumulate.exchange_row_tile(), Double::default_exchange_row_tile(channel, true));
+  }
+}
+
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
 // apply them, and a batch holding the NaN padding must add nothing. Summation order changes with the
 // batch, so the bound is the one of double precision rounding, not bit equality.
