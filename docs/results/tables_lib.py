@@ -33,11 +33,12 @@ def grouped(records, key, column, value):
     return rows
 
 
-def print_table(title, key_names, columns, rows, sort=order, fmt="%.3f"):
+def print_table(title, key_names, columns, rows, sort=order, fmt="%.3f", labels=None):
     """A markdown table: one row per key of `rows` (its parts first), one cell per column, each cell the
-    values of that key and column joined by " / " ("-" where there are none)."""
+    values of that key and column joined by " / " ("-" where there are none); the columns are headed by
+    `labels` where given, else by themselves."""
     print("## " + title)
-    print("| " + " | ".join(list(key_names) + [str(c) for c in columns]) + " |")
+    print("| " + " | ".join(list(key_names) + [str(c) for c in (labels or columns)]) + " |")
     print("|" + "---|" * (len(key_names) + len(columns)))
     for key in sorted(rows, key=sort):
         cells = [joined(rows[key][c], fmt) if rows[key].get(c) else "-" for c in columns]

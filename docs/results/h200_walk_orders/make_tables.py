@@ -96,16 +96,9 @@ def ncu_table(rows, folder):
 
 def variants_table(title, columns, pattern, case_of, variants):
     """One row per case, one column per variant: case_of(file name, result) -> (case..., variant)."""
-    print("## " + title)
-    print("| nb | precision | channel | walk | " + " | ".join(columns) + " |")
-    print("|---" * (4 + len(columns)) + "|")
-    rows = collections.defaultdict(list)
-    for f, r in results(pattern):
-        rows[case_of(f, r)].append(r["ratio"])
-    for case in sorted({k[:-1] for k in rows}, key=order):
-        print("| " + " | ".join(str(k) for k in case) + " | " +
-              " | ".join(joined(rows[case + (v,)]) if rows.get(case + (v,)) else "-" for v in variants) + " |")
-    print()
+    cases = [case_of(f, r) + (r["ratio"],) for f, r in results(pattern)]
+    rows = tables_lib.grouped(cases, lambda c: c[:-2], lambda c: c[-2], lambda c: c[-1])
+    tables_lib.print_table(title, ("nb", "precision", "channel", "walk"), variants, rows, labels=columns)
 
 
 sweep_table()
