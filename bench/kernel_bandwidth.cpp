@@ -51,6 +51,7 @@ struct Options {
   std::vector<int> walk_tma_stages{-1};        // the same
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<int> pair_warps{0};  // 0: GtAccumulator's default
+  std::vector<int> inner_block_chunks{-1};  // -1: GtAccumulator's default
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -84,6 +85,7 @@ struct ChannelResult {
   int batch = 1;
   int row_warps = 1;
   int pair_warps = 1;
+  int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks (batches only: 0 for single messages)
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
@@ -134,6 +136,7 @@ struct Variant {
   int walk_loads_ahead = -1;
   int pair_warps = 0;
   int walk_tma_stages = -1;
+  int inner_block_chunks = -1;
 };
 
 template <class Scalar, class Message>
@@ -154,6 +157,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.diagonal_loads_ahead >= 0) accumulate.set_diagonal_loads_ahead(v.diagonal_loads_ahead == 1);
   if (v.walk_loads_ahead >= 0) accumulate.set_walk_loads_ahead(v.walk_loads_ahead == 1);
   if (v.walk_tma_stages >= 0) accumulate.set_walk_tma_stages(v.walk_tma_stages);
+  if (v.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(v.inner_block_chunks);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -172,6 +176,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_warps = v.row_warps;
   r.pair_warps = accumulate.pair_warps();
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
+  r.inner_block_chunks = batch > 1 ? accumulate.inner_block_chunks() : 0;
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
@@ -209,7 +214,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   for (const int ahead : o.diagonal_loads_ahead)
                   for (const int walk_ahead : o.walk_loads_ahead)
                   for (const int tma : o.walk_tma_stages)
-                  for (const int pairs : o.pair_warps) {
+                  for (const int pairs : o.pair_warps)
+                  for (const int blocks : o.inner_block_chunks) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -226,8 +232,10 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   // Pair groups change the bubble channels' walk in order only.
                   const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
                   if ((!bubble || batch > 1 || steps > 1) && pairs != o.pair_warps.front()) continue;
+                  // Inner blocks change batches only (their passes hoist positions).
+                  if (batch == 1 && blocks != o.inner_block_chunks.front()) continue;
                   const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
-                                        tiles, single, ahead, walk_ahead, pairs, tma};
+                                        tiles, single, ahead, walk_ahead, pairs, tma, blocks};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -286,8 +294,9 @@ int run(const Options& o, const std::string& command_line) {
   out["precisions"] = "double: G_t and G_sigma complex<double>; float: both complex<float>; mixed: G_sigma "
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
-  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T", "batch", "kernel", "ahead", "tma", "ms/message", "kernel GB/s",
-                       "copy GB/s", "ratio", "target"});
+  report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T",
+                       "batch", "iblk", "kernel", "ahead", "tma", "ms/message", "kernel GB/s", "copy GB/s", "ratio",
+                       "target"});
   double worst = 1e300;
   for (const auto& r : results) {
     json::Value row = json::Value::object();
@@ -304,6 +313,7 @@ int run(const Options& o, const std::string& command_line) {
     row["batch"] = r.batch;
     row["exchange_row_warps"] = r.row_warps;
     row["pair_warps"] = r.pair_warps;
+    row["inner_block_chunks"] = r.inner_block_chunks;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
     if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
@@ -325,7 +335,7 @@ int run(const Options& o, const std::string& command_line) {
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
                    std::to_string(r.row_warps), std::to_string(r.pair_warps), r.transposed_reads ? "yes" : "no",
-                   std::to_string(r.batch), r.kernel,
+                   std::to_string(r.batch), std::to_string(r.inner_block_chunks), r.kernel,
                    !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
                    r.kernel == gt::to_string(gt::PassKernel::single_message) ? std::to_string(r.tma_stages) : "-",
                    report::format("%.3f", r.kernel_seconds * 1e3),
@@ -397,12 +407,12 @@ int main(int argc, char** argv) {
                for (const std::string& item : settings::split(v, ','))
                  o.precisions.push_back(settings::parse_choice(item, "--precision", {"double", "float", "mixed"}));
              });
-  // A comma-separated list of integers in [1, max] into `field`.
+  // A comma-separated list of integers in [min, max] (min 1 unless given) into `field`.
   using Accumulator = gt::GtAccumulator<Kokkos::complex<double>>;
-  const auto integer_list = [](std::vector<int>& field, const char* name, int max) {
-    return [&field, name, max](const std::string& v) {
+  const auto integer_list = [](std::vector<int>& field, const char* name, int max, int min = 1) {
+    return [&field, name, max, min](const std::string& v) {
       field.clear();
-      for (const long long x : settings::parse_integer_list(v, name, 1, max)) field.push_back(static_cast<int>(x));
+      for (const long long x : settings::parse_integer_list(v, name, min, max)) field.push_back(static_cast<int>(x));
     };
   };
   // A comma-separated list of on and off into `field` (true for on).
@@ -443,6 +453,11 @@ int main(int argc, char** argv) {
              "ph_magnetic and ph_charge passes of the single-message walk in order (GtAccumulator::set_pair_warps; "
              "column \"pwarps\", 1 where none are taken), each measured (default: GtAccumulator's default)",
              integer_list(o.pair_warps, "--pair-warps", Accumulator::kMaxPairWarps));
+  cli.option("--inner-block-chunks", "LIST",
+             "chunks of 32 inner indices that take every pair before the next chunks do in batched passes, 0 for "
+             "all of them in one block (GtAccumulator::set_inner_block_chunks; column \"iblk\", 0 for batch 1), "
+             "each measured with batches above 1 (default: GtAccumulator's default)",
+             integer_list(o.inner_block_chunks, "--inner-block-chunks", Accumulator::kMaxInnerBlockChunks, 0));
   cli.option("--warp-tile-kernel", "LIST",
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, off)",

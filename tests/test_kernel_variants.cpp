@@ -104,6 +104,7 @@ struct Variant {
   int loads_ahead = -1;           // its walks' loads of the next row or momentum ahead: the same
   int pair_warps = 0;             // warps of consecutive pairs on the same inner indices: 0 the default
   int tma_stages = -1;            // the walk in order's TMA stages: -1 the default
+  int inner_block_chunks = -1;    // chunks of 32 inner indices per inner block of batches: -1 the default
 };
 
 template <class Scalar, class Message>
@@ -131,6 +132,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
       accumulate.set_walk_loads_ahead(variant.loads_ahead == 1);
     }
     if (variant.tma_stages >= 0) accumulate.set_walk_tma_stages(variant.tma_stages);
+    if (variant.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(variant.inner_block_chunks);
     out.tma_stages.push_back(accumulate.tma_stages_in_use());
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
@@ -569,6 +571,32 @@ TEST(Batches, RowTileDefaultFollowsChannelAndPrecision) {
   }
 }
 
+// Inner blocks of batches by default (default_inner_block_chunks): on GPUs 3 chunks at nb = 1 and 18
+// at nb = 2 for messages in complex<double>, 12 and 36 for messages in complex<float>
+// (docs/results/h200_batch_blocks); on CPUs 0 (one block). An accumulator takes the default of its shape.
+TEST(Batches, InnerBlockDefaultFollowsPrecisionAndShape) {
+  using Double = GtAccumulator<ZDouble, ZDouble>;
+  using Mixed = GtAccumulator<ZDouble, ZFloat>;
+  using Float = GtAccumulator<ZFloat, ZFloat>;
+  for (const int nb : {1, 2}) {
+    SCOPED_TRACE("nb " + std::to_string(nb));
+#ifdef KOKKOS_ENABLE_CUDA
+    EXPECT_EQ(Double::default_inner_block_chunks(nb), nb == 1 ? 3 : 18);
+    EXPECT_EQ(Mixed::default_inner_block_chunks(nb), nb == 1 ? 12 : 36);
+    EXPECT_EQ(Float::default_inner_block_chunks(nb), nb == 1 ? 12 : 36);
+#else
+    EXPECT_EQ(Double::default_inner_block_chunks(nb), 0);
+    EXPECT_EQ(Mixed::default_inner_block_chunks(nb), 0);
+    EXPECT_EQ(Float::default_inner_block_chunks(nb), 0);
+#endif
+    const Problem problem = small_problem(nb, Channel::ph_charge, 1);
+    Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+    Mixed accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
+    accumulate.set_batch(8);
+    EXPECT_EQ(accumulate.inner_block_chunks(), Mixed::default_inner_block_chunks(nb));
+  }
+}
+
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
 // apply them, and a batch holding the NaN padding must add nothing. Summation order changes with the
 // batch, so the bound is the one of double precision rounding, not bit equality.
@@ -608,6 +636,36 @@ TEST(Batches, FrequencyDiagonalsMatchTheReference) {
     }
 }
 
+// Inner blocks of batched passes (set_inner_block_chunks) change which thread updates which entry,
+// never a sum: blocks of 1, 2, 5 and 7 chunks and one larger than all of them against one block of
+// all (0), with row tiles, frequency steps and frequency warps (whose diagonals extend the inner
+// index), for nb = 1 with 2n = 16 (3 or 4 chunks of 32 inner indices) and nb = 2 (12 or 13), every
+// channel, double and mixed precision, batches of 3 on slices that begin and end inside rows.
+TEST(Batches, InnerBlocksChangeNoSum) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 5);
+      if (nb == 1) problem.dims.n_freq = 16;
+      problem.dims.exchange_frequencies = {1, 2, 3};
+      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
+      for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4}}) {
+        Variant v = shape;
+        v.inner_block_chunks = 0;
+        const std::vector<ZDouble> one_block = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
+        const std::vector<ZDouble> one_block_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
+        EXPECT_LE(largest_error(one_block, reference_gt<ZDouble>(problem)), 1e-12);
+        for (const int chunks : {1, 2, 5, 7, 1000}) {
+          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                       ", steps " + std::to_string(v.steps) + ", frequency warps " +
+                       std::to_string(v.frequency_warps) + ", inner blocks of " + std::to_string(chunks));
+          v.inner_block_chunks = chunks;
+          EXPECT_TRUE(test::same_sums(run<ZDouble, ZDouble>(problem, slices, 3, v).gt, one_block));
+          EXPECT_TRUE(test::same_sums(run<ZDouble, ZFloat>(problem, slices, 3, v).gt, one_block_mixed));
+        }
+      }
+    }
+}
+
 TEST(Batches, UnflushedMessagesAreMissing) {
   const Problem problem = small_problem(1, Channel::ph_magnetic, 3);
   const Dims& dims = problem.dims;
@@ -640,6 +698,11 @@ TEST(Batches, SettingsAreCheckedAndCounted) {
   const Dims& dims = problem.dims;
   Kokkos::View<ZDouble*> slice("slice", dims.entries());
   GtAccumulator<ZDouble, ZFloat> accumulate(dims, problem.channel, slice, SliceRange{0, dims.entries()});
+  EXPECT_THROW(accumulate.set_inner_block_chunks(-1), Error);
+  EXPECT_THROW(accumulate.set_inner_block_chunks(GtAccumulator<ZDouble>::kMaxInnerBlockChunks + 1), Error);
+  EXPECT_EQ(accumulate.inner_block_chunks(), (GtAccumulator<ZDouble, ZFloat>::default_inner_block_chunks(dims.nb)));
+  accumulate.set_inner_block_chunks(0);
+  EXPECT_EQ(accumulate.inner_block_chunks(), 0);
   EXPECT_THROW(accumulate.set_batch(0), Error);
   EXPECT_THROW(accumulate.set_batch(GtAccumulator<ZDouble>::kMaxBatch + 1), Error);
   const std::size_t one = accumulate.scratch_bytes();

@@ -21,6 +21,23 @@ def results(here, pattern):
             yield os.path.basename(f), r
 
 
+def case(r):
+    """(nb, precision, channel) of a kernel_bandwidth result."""
+    return (r["nb"], r["precision"], r["channel"])
+
+
+def per_message(r):
+    """A kernel_bandwidth result's kernel time per message over the copy's: for a batch, the fraction of
+    the one-pass-per-message floor."""
+    return r["kernel_seconds"] / r["copy_seconds"]
+
+
+def ring_compare_cell(here, path):
+    """"x floor (ms)" of the first run of the ring_compare JSON at `path` under `here`."""
+    run = json.load(open(os.path.join(here, path)))["runs"][0]
+    return "%.3f (%.3f ms)" % (run["fraction_of_floor"], 1e3 * run["seconds_per_measurement"])
+
+
 def joined(values, fmt="%.3f"):
     return " / ".join(fmt % v for v in values)
 

@@ -31,9 +31,10 @@ Kokkos::View<const int*> to_device(const std::vector<int>& values, const std::st
 
 // The thread order of `range` for kRows = rows exchange rows (momenta when a diagonal has more than one
 // step) × kSteps = thread_steps frequencies per thread, with `spread` warps walking each diagonal
-// together and `pair_warps` pairs a pair group (SliceOrder).
+// together, `pair_warps` pairs a pair group and `block_chunks` chunks of 32 inner indices an inner block
+// (0: one block; decoded only by kernels whose body_entries take kInnerBlocks) (SliceOrder).
 detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int thread_steps, int row_warps,
-                               int spread, int pair_warps) {
+                               int spread, int pair_warps, int block_chunks = 0) {
   const int steps = thread_steps * spread;  // frequency steps of a diagonal
   const auto extension = static_cast<std::uint64_t>(steps - 1);
   constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
@@ -62,15 +63,19 @@ detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int
     order.momentum_blocks = FastDivisor(static_cast<std::uint32_t>(blocks));
     order.groups = static_cast<std::uint32_t>(groups);
     order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
-    order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(chunks));
+    // Inner blocks (block_chunks > 0): the chunks of a block, every pair, then the next block.
+    const std::uint64_t per_block = block_chunks > 0 ? std::min<std::uint64_t>(block_chunks, chunks) : chunks;
+    const std::uint64_t inner_blocks = (chunks + per_block - 1) / per_block;
+    order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(per_block));
     order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
     // A group of more pairs than there are would only add idle lanes: as many.
     const std::uint64_t group_pairs = std::min<std::uint64_t>(static_cast<std::uint64_t>(pair_warps), pairs_extended);
     const std::uint64_t pair_groups = (pairs_extended + group_pairs - 1) / group_pairs;
     order.pair_warps = FastDivisor(static_cast<std::uint32_t>(group_pairs));
+    order.pair_groups = FastDivisor(static_cast<std::uint32_t>(pair_groups));
     order.pairs_extended = static_cast<std::uint32_t>(pairs_extended);
-    order.body_threads =
-        chunk * static_cast<std::uint64_t>(spread) * row_warps * group_pairs * chunks * tiles * pair_groups;
+    order.body_threads = chunk * static_cast<std::uint64_t>(spread) * row_warps * group_pairs * per_block * tiles *
+                         pair_groups * inner_blocks;
   }
   return order;
 }
@@ -442,7 +447,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
     kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
     kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
   } else {
-    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1);
+    // Only the hoisting kernels decode inner blocks (ChannelKernel::operator()).
+    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1,
+                               kHoisted ? inner_block_chunks() : 0);
   }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
@@ -550,6 +557,19 @@ void GtAccumulator<Scalar, MessageScalar>::set_pair_warps(int warps) {
     throw Error("GtAccumulator: a pair group holds 1 to " + std::to_string(kMaxPairWarps) + " pairs, not " +
                 std::to_string(warps));
   pair_warps_ = warps;
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_inner_block_chunks(int chunks) {
+  if (chunks < 0 || chunks > kMaxInnerBlockChunks)
+    throw Error("GtAccumulator: an inner block holds 0 (all) to " + std::to_string(kMaxInnerBlockChunks) +
+                " chunks of 32 inner indices, not " + std::to_string(chunks));
+  inner_block_chunks_ = chunks;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::inner_block_chunks() const {
+  return inner_block_chunks_ >= 0 ? inner_block_chunks_ : default_inner_block_chunks(dims_.nb);
 }
 
 template <class Scalar, class MessageScalar>

@@ -154,7 +154,10 @@ inline SliceParts slice_parts(const Dims& dims, SliceRange range) {
 // walk in order only) holds `pair_warps` consecutive pairs, whose warps take the same 32 inner
 // indices too, so that the left bubble factors, which depend on the inner index and the exchange
 // only, are read once from L2 for several warps (pairs beyond the last leave lanes idle). For a
-// fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. The partial
+// fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. Kernels that take inner blocks
+// (kInnerBlocks: the hoisting ones, GtAccumulator::set_inner_block_chunks) number the inner chunks of
+// a block in place of all inner chunks, and the blocks last: a block's chunks take every pair before
+// the next block starts, which keeps the G_σ rows that its cross values come from in L2. The partial
 // exchange rows at either end of the slice are walked in order, one entry per thread. (Teams that
 // decode the pair and groups once from their league rank were measured on an H200 and are slower.)
 struct SliceOrder : SliceParts {
@@ -169,7 +172,8 @@ struct SliceOrder : SliceParts {
   FastDivisor spread;            // warps that walk one diagonal together
   FastDivisor momentum_blocks;   // ⌈N_Q / kRows⌉
   FastDivisor row_warps;         // warps per tile
-  FastDivisor inner_chunks;      // ⌈inner_extended / kChunk⌉
+  FastDivisor inner_chunks;      // chunks of an inner block: ⌈inner_extended / kChunk⌉ unless blocked
+  FastDivisor pair_groups;       // ⌈pairs_extended / pair_warps⌉: orders with inner blocks
   FastDivisor row_tiles;         // ⌈groups / row_warps⌉
   FastDivisor pair_warps;        // pairs of a pair group (1 for orders without)
   std::uint32_t pairs_extended;  // Nc·(2n + D − 1)
@@ -180,7 +184,7 @@ struct SliceOrder : SliceParts {
   // from pair groups pay for their division: on a CPU the walk in order of pp_up_down and
   // ph_transverse ran 6–11 % slower with it (docs/results/h200_pair_warps). Forced inline: with the
   // division GCC stopped inlining it (8 % more instructions in a single-message kernel, callgrind).
-  template <bool kSpread, bool kPairGroups = false>
+  template <bool kSpread, bool kPairGroups = false, bool kInnerBlocks = false>
   KOKKOS_FORCEINLINE_FUNCTION bool body_entries(std::uint64_t thread, std::uint32_t& inner, std::uint32_t& pair,
                                            std::uint32_t& group, std::uint32_t& spread_step) const {
     const std::uint64_t in_body = thread - head_count;
@@ -194,6 +198,19 @@ struct SliceOrder : SliceParts {
     if constexpr (kPairGroups) pair_warps.divide(rest, rest, pair_in_group);
     inner_chunks.divide(rest, rest, chunk);
     row_tiles.divide(rest, pair_wide, tile);
+    if constexpr (kInnerBlocks) {  // (pair group, chunk block): the chunk block last
+      std::uint64_t block = 0;
+      auto pair_group = static_cast<std::uint32_t>(pair_wide);
+#ifdef __CUDA_ARCH__
+      pair_groups.divide(pair_wide, block, pair_group);
+#else
+      // Host compilers keep this division out of line (3.6 % more instructions in a CPU batch of
+      // pp_up_down, callgrind): the first block, the only one by default on CPUs, needs none.
+      if (pair_wide >= pair_groups.divisor()) pair_groups.divide(pair_wide, block, pair_group);
+#endif
+      pair_wide = pair_group;
+      chunk += static_cast<std::uint32_t>(block) * inner_chunks.divisor();
+    }
     pair = static_cast<std::uint32_t>(pair_wide);
     if constexpr (kPairGroups) pair = pair * pair_warps.divisor() + pair_in_group;
     inner = chunk * kChunk + lane;
@@ -448,7 +465,7 @@ struct ChannelKernel {
     const auto thread = static_cast<std::uint64_t>(i);
     if (!order.in_body(thread)) return edge(thread);
     std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
-    if (!order.body_entries<kSpread>(thread, inner, pair, group, spread_step)) return;
+    if (!order.body_entries<kSpread, false, kHoisted>(thread, inner, pair, group, spread_step)) return;
     // The thread's first diagonal position; a constant 0 without spread, which host compilers do not
     // see through body_entries when they keep it out of line (8–19 % slower on a CPU).
     const int first = kSpread ? static_cast<int>(spread_step) * kSteps : 0;

@@ -11,7 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
-from tables_lib import CHANNELS, grouped, print_table  # noqa: E402
+from tables_lib import CHANNELS, case, grouped, per_message, print_table  # noqa: E402
 
 
 def results(pattern):
@@ -104,23 +104,12 @@ def write_stalls_summary():
 
 # --- kernel_bandwidth and ring_compare tables --------------------------------------------------------
 
-def case(r):
-    return (r["nb"], r["precision"], r["channel"])
-
-
 def ratio(r):
     return r["ratio"]
 
 
-def per_message(r):
-    """A batch's kernel time per message over the copy's: the fraction of the one-pass floor."""
-    return r["kernel_seconds"] / r["copy_seconds"]
-
-
 def ring_compare(path):
-    """"x floor (ms)" of a ring_compare JSON's first run."""
-    run = json.load(open(os.path.join(HERE, path)))["runs"][0]
-    return "%.3f (%.3f ms)" % (run["fraction_of_floor"], 1e3 * run["seconds_per_measurement"])
+    return tables_lib.ring_compare_cell(HERE, path)
 
 
 def cross_ahead_tables():

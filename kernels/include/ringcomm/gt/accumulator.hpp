@@ -249,6 +249,34 @@ class GtAccumulator {
 #endif
   }
 
+  // Passes whose threads hoist their G_σ positions (batches, and frequency steps or warps above 1)
+  // number their threads in inner blocks: `chunks` chunks of 32 inner indices (b1,b2,b3,b4,k1,ω1)
+  // take every pair and exchange row before the next chunks start. The cross values of a block come
+  // from the G_σ rows of its k1 ± Q and ω1 ± Ω only, so they stay in L2 while the pairs go by, where
+  // all inner indices in flight at once touch every row of all B staged messages. 0 puts all inner
+  // indices in one block (the order before). Changes which thread updates which entry, never a sum.
+  // 0 … kMaxInnerBlockChunks, else ringcomm::Error. Default (default_inner_block_chunks): on GPUs,
+  // for messages in complex<double> 3 chunks at nb = 1 and 18 at nb ≥ 2 (one ω1 at nb = 2 on 36
+  // sites), for messages in complex<float> (float and mixed precision) 12 and 36; CPUs 0. On an H200
+  // at the paper size (nb = 1) batches of 8 took 7–9 % less time with these than with one block in
+  // double, 3–10 % in mixed precision and 4–8 % in float; at nb = 2 (2n = 32) 10–24 % less; each
+  // within 1 % of the best block measured. Measured at nb = 1 and 2 only (docs/results/
+  // h200_batch_blocks/2_sweep).
+  static constexpr int kMaxInnerBlockChunks = 1 << 20;
+  void set_inner_block_chunks(int chunks);
+  // The chunks set, else default_inner_block_chunks(nb).
+  int inner_block_chunks() const;
+  static constexpr int default_inner_block_chunks(int nb) {
+#ifdef KOKKOS_ENABLE_CUDA
+    const bool float_messages = sizeof(MessageScalar) <= 8;  // complex<float>
+    if (nb == 1) return float_messages ? 12 : 3;
+    return float_messages ? 36 : 18;
+#else
+    (void)nb;
+    return 0;
+#endif
+  }
+
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
   // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
   // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
@@ -307,7 +335,10 @@ class GtAccumulator {
   // H200, paper size (docs/results/h200_diagonal_warps/README.md): 8 messages per pass is the fastest
   // measured of 1, 4, 8 and 16 for every channel in double and mixed precision but double pp_up_down
   // and ph_transverse, where 16 gains 2–6 % for twice the work space; each staged message costs its
-  // G_σ copy, G_σ^T and factors (scratch_bytes).
+  // G_σ copy, G_σ^T and factors (scratch_bytes). With inner blocks (set_inner_block_chunks) 16 takes
+  // 7–12 % less time than 8 per measurement in every channel, double and mixed (ring_compare, one run
+  // each, docs/results/h200_batch_blocks/4_batch_sizes), but its work space, 1.6–6.6 GB at the paper
+  // size, reaches twice the 3.4 GB G_t slice: 8 stays the default, RINGCOMM_GT_BATCH where memory allows.
   static constexpr int kDefaultDriverBatch = 8;
 #else
   static constexpr int kDefaultDriverBatch = 1;
@@ -365,6 +396,7 @@ class GtAccumulator {
   int frequency_warps_ = 0;  // 0: default_frequency_warps
   int row_warps_ = kDefaultExchangeRowWarps;
   int pair_warps_ = 0;  // 0: default_pair_warps
+  int inner_block_chunks_ = -1;  // -1: default_inner_block_chunks
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
