@@ -639,7 +639,7 @@ TEST(Batches, FrequencyDiagonalsMatchTheReference) {
 // Inner blocks of batched passes (set_inner_block_chunks) change which thread updates which entry,
 // never a sum: blocks of 1, 2, 5 and 7 chunks and one larger than all of them against one block of
 // all (0), with row tiles, frequency steps and frequency warps (whose diagonals extend the inner
-// index), for nb = 1 with 2n = 16 (3 or 4 chunks of 32 inner indices) and nb = 2 (12 or 13), every
+// index), for nb = 1 with 2n = 16 (3 or 4 chunks of 32 inner indices) and nb = 2 (12 to 21), every
 // channel, double and mixed precision, batches of 3 on slices that begin and end inside rows.
 TEST(Batches, InnerBlocksChangeNoSum) {
   for (const int nb : {1, 2})
