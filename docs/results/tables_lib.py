@@ -38,6 +38,17 @@ def ring_compare_cell(here, path):
     return "%.3f (%.3f ms)" % (run["fraction_of_floor"], 1e3 * run["seconds_per_measurement"])
 
 
+def ncu_metrics(path):
+    """{metric: (unit, value)} of an `ncu --metrics` print (lines "name unit value", value with thousands
+    separators)."""
+    metrics = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) >= 3 and "__" in parts[0]:
+            metrics[parts[0]] = (parts[-2], float(parts[-1].replace(",", "")))
+    return metrics
+
+
 def joined(values, fmt="%.3f"):
     return " / ".join(fmt % v for v in values)
 

@@ -43,22 +43,12 @@ def sweep1_records():
         yield r
 
 
-def ncu_metrics(path):
-    """metric name -> value of an `ncu --metrics` print."""
-    out = {}
-    for line in open(path):
-        m = re.match(r"\s+([a-z0-9_]+__[a-z0-9_.]+)\s+(\S+)?\s+([\d.,]+)\s*$", line)
-        if m:
-            out[m.group(1)] = float(m.group(3).replace(",", ""))
-    return out
-
-
 def ncu_profiles():
     rows = []
     for precision in ("mixed", "double"):
         for setting in ("before", "9"):
             name = "1_sweep/ncu_%s_%s.txt" % (precision, setting)
-            m = ncu_metrics(os.path.join(HERE, name))
+            m = {metric: value for metric, (_, value) in tables_lib.ncu_metrics(os.path.join(HERE, name)).items()}
             rows.append({"file": name, "precision": precision, "setting": setting,
                          "duration_ms": m["gpu__time_duration.sum"], "dram_read_GB": m["dram__bytes_read.sum"],
                          "dram_write_GB": m["dram__bytes_write.sum"],

@@ -6,8 +6,12 @@ import glob
 import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+
 ENTRIES = 212336640  # paper size, nb = 1 (the profiles ran nb = 1 only)
 
 
@@ -45,15 +49,12 @@ def table(title, rows, columns):
 def ncu(path):
     """The metrics of one Nsight Compute file (--metrics output: name, unit, value)."""
     metrics = {}
-    for line in open(path):
-        parts = line.split()
-        if len(parts) >= 3 and "__" in parts[0]:
-            value = float(parts[-1].replace(",", ""))
-            if parts[0] == "gpu__time_duration.sum" and parts[-2] == "us":
-                value /= 1000  # always ms
-            if parts[0].startswith("dram__bytes") and parts[-2] == "Mbyte":
-                value /= 1000  # always GB
-            metrics[parts[0]] = value
+    for name, (unit, value) in tables_lib.ncu_metrics(path).items():
+        if name == "gpu__time_duration.sum" and unit == "us":
+            value /= 1000  # always ms
+        if name.startswith("dram__bytes") and unit == "Mbyte":
+            value /= 1000  # always GB
+        metrics[name] = value
     return metrics
 
 

@@ -6,8 +6,12 @@ import json
 import os
 import re
 import statistics
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+
 KEY_ORDER = {"pp_up_down": 0, "ph_transverse": 1, "ph_magnetic": 2, "ph_charge": 3}
 
 
@@ -54,12 +58,7 @@ def first_table():
 
 
 def ncu_metrics(path):
-    m = {}
-    for line in open(path):
-        p = line.split()
-        if len(p) >= 3 and "__" in p[0]:
-            m[p[0]] = float(p[-1].replace(",", ""))
-    return m
+    return {name: value for name, (_, value) in tables_lib.ncu_metrics(path).items()}
 
 
 def write_ncu_summary():

@@ -11,7 +11,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
-from tables_lib import joined, order  # noqa: E402
+from tables_lib import joined, ncu_metrics, order  # noqa: E402
 
 
 def results(pattern):
@@ -44,15 +44,6 @@ def sweep_table():
         change = "%+.1f %%" % (100 * (sum(on) / sum(off) - 1)) if on else "-"
         print("| %s | %s | %s | " % key + "%s | %s | %s | %s |" % (names[key], joined(off), label, change))
     print()
-
-
-def ncu_metrics(path):
-    m = {}
-    for line in open(path):
-        p = line.split()
-        if len(p) >= 3 and "__" in p[0]:
-            m[p[0]] = (p[-2], float(p[-1].replace(",", "")))
-    return m
 
 
 WALKS = {"off": "in order", "on": "frequencies first", "w1": "in order", "w4": "4 warps a diagonal"}
