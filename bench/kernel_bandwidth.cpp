@@ -85,7 +85,7 @@ struct ChannelResult {
   int batch = 1;
   int row_warps = 1;
   int pair_warps = 1;
-  int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks (batches only: 0 for single messages)
+  int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks_in_use (0: one block)
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
@@ -176,7 +176,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_warps = v.row_warps;
   r.pair_warps = accumulate.pair_warps();
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
-  r.inner_block_chunks = batch > 1 ? accumulate.inner_block_chunks() : 0;
+  r.inner_block_chunks = accumulate.inner_block_chunks_in_use(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
@@ -455,7 +455,8 @@ int main(int argc, char** argv) {
              integer_list(o.pair_warps, "--pair-warps", Accumulator::kMaxPairWarps));
   cli.option("--inner-block-chunks", "LIST",
              "chunks of 32 inner indices that take every pair before the next chunks do in batched passes, 0 for "
-             "all of them in one block (GtAccumulator::set_inner_block_chunks; column \"iblk\", 0 for batch 1), "
+             "all of them in one block (GtAccumulator::set_inner_block_chunks; column \"iblk\": the chunks the pass "
+             "took, 0 where it takes one block), "
              "each measured with batches above 1 (default: GtAccumulator's default)",
              integer_list(o.inner_block_chunks, "--inner-block-chunks", Accumulator::kMaxInnerBlockChunks, 0));
   cli.option("--warp-tile-kernel", "LIST",

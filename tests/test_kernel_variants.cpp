@@ -597,6 +597,24 @@ TEST(Batches, InnerBlockDefaultFollowsPrecisionAndShape) {
   }
 }
 
+// inner_block_chunks_in_use says which passes take the inner blocks: those of the general kernel with
+// hoisted positions (a batch, or frequency warps above 1), not the single-message kernel.
+TEST(Batches, InnerBlocksInUseFollowTheKernel) {
+  const Problem problem = small_problem(1, Channel::pp_up_down, 1);
+  Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
+  GtAccumulator<ZDouble> accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
+  accumulate.set_batch(8);
+  accumulate.set_inner_block_chunks(5);
+  EXPECT_EQ(accumulate.inner_block_chunks_in_use(8), 5);
+  EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::single_message);  // a flush of one staged message
+  EXPECT_EQ(accumulate.inner_block_chunks_in_use(1), 0);
+  accumulate.set_frequency_warps(2);  // one message through the general kernel, positions hoisted
+  EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::channel);
+  EXPECT_EQ(accumulate.inner_block_chunks_in_use(1), 5);
+  accumulate.set_inner_block_chunks(0);
+  EXPECT_EQ(accumulate.inner_block_chunks_in_use(8), 0);
+}
+
 // 5 measurements + 1 padding message in batches of 2, 3 and 4 leave 0, 0 and 2 staged: flush() must
 // apply them, and a batch holding the NaN padding must add nothing. Summation order changes with the
 // batch, so the bound is the one of double precision rounding, not bit equality.

@@ -357,6 +357,12 @@ bool GtAccumulator<Scalar, MessageScalar>::single_message_pass() const {
 }
 
 template <class Scalar, class MessageScalar>
+bool GtAccumulator<Scalar, MessageScalar>::hoists_positions(int messages) const {
+  return pass_kernel(messages) == PassKernel::channel && updates_ == Updates::exclusive &&
+         (messages > 1 || frequency_steps() > 1 || frequency_warps() > 1);
+}
+
+template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::frequency_steps() const {
   if (frequency_steps_ > 0) return frequency_steps_;
   const bool diagonal_walk = scratch_->batch == 1 && !warp_tile_kernel_ && single_message_pass() &&
@@ -406,7 +412,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
   if (frequency_warps() > 1) return with_rows(One{}, On{}, On{});
   // A single message, one frequency per thread: positions computed where used (the only shape
   // measured faster without a batch to share positions over).
-  if (count == 1 && steps == 1) return with_rows(One{}, Off{}, Off{});
+  if (!hoists_positions(count)) return with_rows(One{}, Off{}, Off{});
   switch (steps) {
     case 1: return with_rows(One{}, On{}, Off{});
     case 2: return with_rows(Two{}, On{}, Off{});
@@ -570,6 +576,11 @@ void GtAccumulator<Scalar, MessageScalar>::set_inner_block_chunks(int chunks) {
 template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::inner_block_chunks() const {
   return inner_block_chunks_ >= 0 ? inner_block_chunks_ : default_inner_block_chunks(dims_.nb);
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::inner_block_chunks_in_use(int messages) const {
+  return hoists_positions(messages) ? inner_block_chunks() : 0;
 }
 
 template <class Scalar, class MessageScalar>

@@ -266,6 +266,9 @@ class GtAccumulator {
   void set_inner_block_chunks(int chunks);
   // The chunks set, else default_inner_block_chunks(nb).
   int inner_block_chunks() const;
+  // The chunks per inner block that a pass of `messages` messages takes with the settings as they
+  // are: inner_block_chunks() where that pass hoists its positions, else 0 (one block).
+  int inner_block_chunks_in_use(int messages) const;
   static constexpr int default_inner_block_chunks(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
     const bool float_messages = sizeof(MessageScalar) <= 8;  // complex<float>
@@ -379,6 +382,10 @@ class GtAccumulator {
   // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
   // the settings other than the frequency steps go.
   bool single_message_pass() const;
+  // Whether a pass of `messages` messages runs the general kernel with its G_σ positions hoisted out of
+  // the loop over messages (a batch, or frequency steps or warps above 1; exclusive updates): the
+  // kernels that decode inner blocks.
+  bool hoists_positions(int messages) const;
   // The pairs of a pair group of a pass that takes the single-message walk in order or another kernel.
   int pair_warps_for(bool walk_in_order) const;
   struct Scratch;
