@@ -605,6 +605,9 @@ TEST(Batches, InnerBlocksInUseFollowTheKernel) {
   GtAccumulator<ZDouble> accumulate(problem.dims, problem.channel, slice, SliceRange{0, problem.dims.entries()});
   accumulate.set_batch(8);
   accumulate.set_inner_block_chunks(5);
+  // Batches on GPUs spread diagonals over frequency warps by default, which sends a single message
+  // through the general kernel too: one warp a diagonal, so that it takes the single-message kernel.
+  accumulate.set_frequency_warps(1);
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(8), 5);
   EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::single_message);  // a flush of one staged message
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(1), 0);

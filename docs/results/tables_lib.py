@@ -4,6 +4,7 @@ import collections
 import glob
 import json
 import os
+import re
 
 PREC = ("double", "float", "mixed")
 CHANNELS = ("pp_up_down", "ph_transverse", "ph_magnetic", "ph_charge")
@@ -47,6 +48,16 @@ def ncu_metrics(path):
         if len(parts) >= 3 and "__" in parts[0]:
             metrics[parts[0]] = (parts[-2], float(parts[-1].replace(",", "")))
     return metrics
+
+
+def ncu_details(path):
+    """{metric: value} of an `ncu --page details --print-details all` print (the first value of each name)."""
+    out = {}
+    for line in open(path):
+        m = re.match(r"\s{4}(\S.*?)\s{2,}(\S+)?\s+([\d.,]+)\s*$", line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = float(m.group(3).replace(",", ""))
+    return out
 
 
 def joined(values, fmt="%.3f"):

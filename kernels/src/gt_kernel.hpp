@@ -398,6 +398,19 @@ struct ChannelKernel {
   using FactorView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
   static constexpr bool kBubble = kChannel == Channel::ph_magnetic || kChannel == Channel::ph_charge;
   static constexpr int kEntries = kRows * kSteps;
+  // Registers (32-bit) that one message's values take in a thread: the fixed values of each step and
+  // the cross values of each entry, both spins in the messages' precision, and the bubble factors in
+  // G_t's. Where they take at most 32, batches read all of a message before forming its products
+  // (batch_terms); above, the compiler's register budget splits those loads into rounds anyway and
+  // the loop entry by entry runs faster. On an H200 (docs/results/h200_batch_loads) loading first cost
+  // the default batches of complex<double> messages (40 registers) up to 23 % more time, and gave those
+  // of complex<float> messages within the rule (20–28) 2–16 % less. CPUs take the same rule, so that
+  // the CPU test suites run both loops: there batches (not the default on CPUs) executed up to 7.7 %
+  // more instructions with it (callgrind, docs/results/h200_batch_loads/4_cpu).
+  static constexpr int kMessageRegisters =
+      (2 * kSteps + 2 * kEntries) * static_cast<int>(sizeof(Message) / 4) +
+      (kBubble ? 2 * kEntries * static_cast<int>(sizeof(Scalar) / 4) : 0);
+  static constexpr bool kLoadsFirst = kHoisted && kMessageRegisters <= 32;
   // Cross values are read with L2's "evict last" (l2_hints.hpp) except by hoisted batches into a
   // complex<float> G_t. On an H200 single messages ran 1–10 % faster with it, batches into a
   // complex<double> G_t 0.98–1.10 times as fast, and batches into complex<float> up to 5 % slower
@@ -492,8 +505,10 @@ struct ChannelKernel {
     // measured up to 6 % slower on an H200), so they are then computed where they are used.
     constexpr int kHoistedSteps = kHoisted ? kSteps : 1, kHoistedEntries = kHoisted ? kEntries : 1;
     constexpr int kFactorSlots = kHoisted && kBubble ? kEntries : 1;  // the other channels read no factors
-    std::uint64_t fixed_at[kHoistedSteps] = {};
-    std::uint64_t cross_at[kHoistedEntries] = {};
+    // 32-bit offsets where batch_terms reads them (M² < 2^32, checked by GtAccumulator).
+    using Position = std::conditional_t<kLoadsFirst, std::uint32_t, std::uint64_t>;
+    Position fixed_at[kHoistedSteps] = {};
+    Position cross_at[kHoistedEntries] = {};
     std::uint32_t left_at[kFactorSlots] = {}, right_at[kFactorSlots] = {};
     if constexpr (kHoisted) {
 #ifdef __CUDA_ARCH__
@@ -502,7 +517,7 @@ struct ChannelKernel {
       for (int s = 0; s < kSteps; ++s) {
         if ((valid >> (s * kRows) & kStepMask) == 0) continue;
         const OuterIndex x = step(base, first + s);
-        fixed_at[s] = fixed_position(x);
+        fixed_at[s] = static_cast<Position>(fixed_position(x));
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -511,7 +526,10 @@ struct ChannelKernel {
           if (!(valid >> e & 1u)) continue;
           std::uint32_t i_q = 0, i_omega = 0;
           order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
-          cross_at[e] = cross_position(x, i_q, i_omega);
+          cross_at[e] = static_cast<Position>(cross_position(x, i_q, i_omega));
+          // Consecutive exchange frequencies: a row's cross value is the same at every step; batch_terms
+          // reads it from step 0's slot, which an entry outside the slice leaves empty.
+          if (consecutive_frequencies && s > 0) cross_at[r] = cross_at[e];
           if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
         }
       }
@@ -519,38 +537,42 @@ struct ChannelKernel {
     // All terms first, then all loads of G_t, then all stores: kEntries loads in flight per thread.
     Scalar value[kEntries];
     bool any = false;
-    for (int j = 0; j < count; ++j) {
-      const Real w = weight(j);
-      if (w == Real(0)) continue;
-      Pair cross_of[kRows];
-      std::uint32_t read = 0;  // bit r: cross_of[r] holds row r's cross value of message j
+    if constexpr (kLoadsFirst) {
+      any = batch_terms(fixed_at, cross_at, left_at, right_at, value);
+    } else {
+      for (int j = 0; j < count; ++j) {
+        const Real w = weight(j);
+        if (w == Real(0)) continue;
+        Pair cross_of[kRows];
+        std::uint32_t read = 0;  // bit r: cross_of[r] holds row r's cross value of message j
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-      for (int s = 0; s < kSteps; ++s) {
-        if ((valid >> (s * kRows) & kStepMask) == 0) continue;
-        const OuterIndex x = step(base, first + s);
-        const Pair f = read_message(kHoisted ? fixed_at[kHoisted ? s : 0] : fixed_position(x), j);
+        for (int s = 0; s < kSteps; ++s) {
+          if ((valid >> (s * kRows) & kStepMask) == 0) continue;
+          const OuterIndex x = step(base, first + s);
+          const Pair f = read_message(kHoisted ? fixed_at[kHoisted ? s : 0] : fixed_position(x), j);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-        for (int r = 0; r < kRows; ++r) {
-          const int e = s * kRows + r;
-          if (!(valid >> e & 1u)) continue;
-          std::uint32_t i_q = 0, i_omega = 0;
-          order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
-          if (!(read >> r & 1u) || !consecutive_frequencies) {
-            cross_of[r] = read_cross(kHoisted ? cross_at[kHoisted ? e : 0] : cross_position(x, i_q, i_omega), j);
-            read |= 1u << r;
+          for (int r = 0; r < kRows; ++r) {
+            const int e = s * kRows + r;
+            if (!(valid >> e & 1u)) continue;
+            std::uint32_t i_q = 0, i_omega = 0;
+            order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
+            if (!(read >> r & 1u) || !consecutive_frequencies) {
+              cross_of[r] = read_cross(kHoisted ? cross_at[kHoisted ? e : 0] : cross_position(x, i_q, i_omega), j);
+              read |= 1u << r;
+            }
+            std::uint32_t left = 0, right = 0;
+            if constexpr (kHoisted && kBubble) left = left_at[e], right = right_at[e];
+            else if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left, right);
+            const Scalar t = w * combine(f, cross_of[r], left, right, j);
+            value[e] = any ? value[e] + t : t;
           }
-          std::uint32_t left = 0, right = 0;
-          if constexpr (kHoisted && kBubble) left = left_at[e], right = right_at[e];
-          else if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left, right);
-          const Scalar t = w * combine(f, cross_of[r], left, right, j);
-          value[e] = any ? value[e] + t : t;
         }
+        any = true;
       }
-      any = true;
     }
     if (!any) return;  // padding only: G_t stays as it is
     std::uint64_t slot[kEntries];
@@ -705,21 +727,89 @@ struct ChannelKernel {
   template <bool kFactorsKeptInL2 = false>
   KOKKOS_INLINE_FUNCTION Scalar combine(const Pair& f, const Pair& c, std::uint32_t left_at, std::uint32_t right_at,
                                         int j) const {
+    if constexpr (!kBubble) {
+      return term(f, c, Scalar(), Scalar());
+    } else if constexpr (kFactorsKeptInL2) {
+      const Scalar* table = factors.data() + j * factor_message;
+      return term(f, c, load_keeping_in_l2(table + left_at), load_keeping_in_l2(table + right_at));
+    } else {
+      const std::uint64_t message = j * factor_message;
+      return term(f, c, factors(message + left_at), factors(message + right_at));
+    }
+  }
+
+  // The same from the values themselves: the left and right bubble factors are read by ph_magnetic
+  // and ph_charge only.
+  KOKKOS_INLINE_FUNCTION static Scalar term(const Pair& f, const Pair& c, const Scalar& left, const Scalar& right) {
     if constexpr (kChannel == Channel::pp_up_down) {
       return f.up * c.down + f.down * c.up;  // Σσ Gσ[a]·Gσ̄[c]
     } else if constexpr (kChannel == Channel::ph_transverse) {
       return -(f.up * c.down + f.down * c.up);
     } else {
       // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
-      const std::uint64_t message = j * factor_message;
-      if constexpr (kFactorsKeptInL2) {
-        const Scalar* table = factors.data() + message;
-        return load_keeping_in_l2(table + left_at) * load_keeping_in_l2(table + right_at) -
-               (f.up * c.up + f.down * c.down);
-      } else {
-        return factors(message + left_at) * factors(message + right_at) - (f.up * c.up + f.down * c.down);
-      }
+      return left * right - (f.up * c.up + f.down * c.down);
     }
+  }
+
+  // Σ_j w_j·term_j of the thread's entries over the batch's `count` messages (kHoisted), from the
+  // entries' offsets in a message: the fixed values at fixed_at (per step), the cross values at
+  // cross_at (per entry; per row, in step 0's slot, when the exchange frequencies are consecutive)
+  // and the bubble factors at left_at and right_at; false when every message is padding. All loads of
+  // a message are issued before its first product: entries outside the slice read offset 0 (their
+  // sums are never stored) where a branch around each entry's loads made a warp wait for one entry's
+  // values before it asked for the next one's, a memory latency per exchange row (Nsight Compute,
+  // docs/results/h200_batch_loads). The loads are offsets from the message's base pointers, the same
+  // in every thread, and the next message's weight is read while this message's terms are formed.
+  template <int kFactors>
+  KOKKOS_INLINE_FUNCTION bool batch_terms(const std::uint32_t (&fixed_at)[kSteps], const std::uint32_t (&cross_at)[kEntries],
+                                          const std::uint32_t (&left_at)[kFactors], const std::uint32_t (&right_at)[kFactors],
+                                          Scalar (&value)[kEntries]) const {
+    bool any = false;
+    Real next_weight = count > 0 ? weight(0) : Real(0);
+    for (int j = 0; j < count; ++j) {
+      const Real w = next_weight;
+      if (j + 1 < count) next_weight = weight(j + 1);
+      if (w == Real(0)) continue;
+      const Message* up = messages.data() + j * message_stride;
+      const Message* down = up + g_size;
+      const Message* cross_up = cross_source.data() + j * cross_stride;
+      const Message* cross_down = cross_up + g_size;
+      Pair f[kSteps], c[kEntries];
+      Scalar left[kFactors], right[kFactors];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int s = 0; s < kSteps; ++s) f[s] = {widen<Scalar>(up[fixed_at[s]]), widen<Scalar>(down[fixed_at[s]])};
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int e = 0; e < kEntries; ++e) {
+        if (e >= kRows && consecutive_frequencies) {
+          c[e] = c[e % kRows];
+        } else if constexpr (kCrossKeptInL2) {
+          c[e] = {widen<Scalar>(load_keeping_in_l2(cross_up + cross_at[e])),
+                  widen<Scalar>(load_keeping_in_l2(cross_down + cross_at[e]))};
+        } else {
+          c[e] = {widen<Scalar>(cross_up[cross_at[e]]), widen<Scalar>(cross_down[cross_at[e]])};
+        }
+      }
+      if constexpr (kBubble) {
+        const Scalar* table = factors.data() + j * factor_message;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+        for (int e = 0; e < kEntries; ++e) left[e] = table[left_at[e]], right[e] = table[right_at[e]];
+      }
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+      for (int e = 0; e < kEntries; ++e) {
+        const Scalar t = w * term(f[e / kRows], c[e], left[kBubble ? e : 0], right[kBubble ? e : 0]);
+        value[e] = any ? value[e] + t : t;
+      }
+      any = true;
+    }
+    return any;
   }
 };
 

@@ -45,16 +45,6 @@ def registers_read(sass):
     return regs
 
 
-def details(path):
-    """Metric name -> value of an `ncu --page details` print."""
-    out = {}
-    for line in open(path):
-        m = re.match(r"\s{4}(\S.*?)\s{2,}(\S+)?\s+([\d.,]+)\s*$", line)
-        if m and m.group(1) not in out:
-            out[m.group(1)] = float(m.group(3).replace(",", ""))
-    return out
-
-
 def stall_profile(csv_path):
     rows = list(csv.reader(open(csv_path)))
     head, data = rows[1], rows[2:]
@@ -73,7 +63,7 @@ def stall_profile(csv_path):
             break
     name = os.path.basename(csv_path)[len("source_"):-len(".csv")]
     folder = os.path.relpath(os.path.dirname(csv_path), HERE)
-    d = details(os.path.join(os.path.dirname(csv_path), "details_%s.txt" % name))
+    d = tables_lib.ncu_details(os.path.join(os.path.dirname(csv_path), "details_%s.txt" % name))
     entries = 212336640  # nb = 1, the paper size
     return {"file": "%s/source_%s.csv" % (folder, name), "profile": name,
             "stall_samples": total, "top_instruction": sass[top].strip(),

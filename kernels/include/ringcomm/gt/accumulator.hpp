@@ -202,15 +202,16 @@ class GtAccumulator {
   // 2n + warps − 1 frequencies, on both the inner index and the pair). 1, 2 or 4; else ringcomm::Error,
   // as for more than 1 together with frequency steps above 1 (a thread then walks one frequency).
   // Default (default_frequency_warps, 1 when frequency steps are set above 1): batches on GPUs, 4 in
-  // double, 2 for the bubble channels in mixed precision; 1 for single messages (every variant was
-  // slower there) and for float.
+  // double; 1 for single messages (every variant was slower there), for float and for mixed precision
+  // (2 for its bubble channels until their batches read all of a message before forming its products:
+  // with that, 1 ran faster, docs/results/h200_batch_loads), whatever the channel.
   void set_frequency_warps(int warps);
   int frequency_warps() const;
   static constexpr int default_frequency_warps(Channel channel, bool batched) {
 #ifdef KOKKOS_ENABLE_CUDA
-    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
+    (void)channel;
     if (!batched || sizeof(Scalar) <= 8) return 1;
-    return sizeof(MessageScalar) > 8 ? 4 : bubble ? 2 : 1;
+    return sizeof(MessageScalar) > 8 ? 4 : 1;
 #else
     (void)channel, (void)batched;
     return 1;
