@@ -179,7 +179,8 @@ def write_summary(profile_rows):
     """loads_summary.json: every kernel_bandwidth case (kernel time per message over the copy's, its shape);
     each variant's kernel time over the committed build's per case (2_loads, 3_rule); the profiles."""
     rows = []
-    for pattern in ("1_profile/kb_*.json", "2_loads/kb_*.json", "3_rule/kb_*.json", "5_exchange_only/kb_*.json"):
+    for pattern in ("1_profile/kb_*.json", "2_loads/kb_*.json", "3_rule/kb_*.json", "5_exchange_only/kb_*.json",
+                    "6_factor_pass/kb_*.json"):
         for r in records(pattern):
             rows.append({"file": r["file"], "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
                          "rows": r["exchange_row_tile"], "fwarps": r["frequency_warps"],
@@ -222,6 +223,7 @@ def main():
     scalar_channel_table("3_rule: --verify-sample 4000, B = 8, 48 measurements: largest error relative to the "
                          "sample's largest entry, the ring", ("error", "tolerance"), verify)
     exchange_only_tables()
+    factor_pass_tables()
     write_summary(rows)
 
 
@@ -238,6 +240,26 @@ def exchange_only_tables():
                 ("nb", "precision", "channel"), sorted({(shape(r)[:2], r["batch"]) for r in sweep}),
                 grouped(sweep, case, lambda r: (shape(r)[:2], r["batch"]), per_message),
                 labels=["%d/%d B=%d" % (s[0], s[1], b) for s, b in sorted({(shape(r)[:2], r["batch"]) for r in sweep})])
+
+
+def factor_pass_tables():
+    """6_factor_pass: a77dd19 ("rule") against the factor product in a pass of its own ("fp", not taken)."""
+    recs = list(records("6_factor_pass/kb_[rf]*_[12].json"))
+    columns = [(v, b) for v in ("rule_1", "rule_2", "fp_1", "fp_2") for b in (8, 16)]
+    print_table("6_factor_pass: kernel time per message / copy time with the defaults, by binary_round and batch",
+                ("nb", "precision", "channel"), columns, grouped(recs, case, lambda r: (variant_of(r), r["batch"]), per_message),
+                labels=["%s B=%d" % c for c in columns])
+
+    def cells(scalar, channel):
+        out = []
+        for b in (8, 16):
+            for v in ("rule", "fp"):
+                out.append(ring_compare("6_factor_pass/rc_%s_B%d_%s_%s.json" % (v, b, scalar, channel)))
+        return out
+    print("(ph_magnetic and ph_charge only)")
+    scalar_channel_table("6_factor_pass: ring_compare, x floor (ms per measurement)",
+                         ("rule B=8", "fp B=8", "rule B=16", "fp B=16"),
+                         lambda s, c: cells(s, c) if c in ("ph_magnetic", "ph_charge") else None)
 
 
 if __name__ == "__main__":
