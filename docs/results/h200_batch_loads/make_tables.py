@@ -13,7 +13,6 @@ import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 from tables_lib import CHANNELS, case, grouped, per_message, print_table  # noqa: E402
 
 ENTRIES = 212336640  # nb = 1, the paper size
-MESSAGES = 8
 
 
 def shape(r):
@@ -23,9 +22,9 @@ def shape(r):
 
 # --- Nsight Compute: the batched pass of one launch (1_profile, 2_loads) -------------------------------
 
-PROFILES = (("1_profile", "b8_double_ph_magnetic"), ("1_profile", "b8_double_pp_up_down"),
-            ("1_profile", "b8_mixed_ph_magnetic"), ("2_loads", "loads_b8_double_ph_magnetic"),
-            ("2_loads", "loads_b8_double_pp_up_down"))
+PROFILES = (("1_profile", "b8_double_ph_magnetic", 8), ("1_profile", "b8_double_pp_up_down", 8),
+            ("1_profile", "b8_mixed_ph_magnetic", 8), ("2_loads", "loads_b8_double_ph_magnetic", 8),
+            ("2_loads", "loads_b8_double_pp_up_down", 8), ("6_factor_pass", "fp_b16_double_ph_magnetic", 16))
 DETAILS = (("duration_ms", "Duration"), ("l1_throughput_pct", "L1/TEX Cache Throughput"),
            ("l2_throughput_pct", "L2 Cache Throughput"), ("dram_throughput_pct", "DRAM Throughput"),
            ("sm_throughput_pct", "Compute (SM) Throughput"), ("l1_hit_pct", "L1/TEX Hit Rate"),
@@ -33,7 +32,7 @@ DETAILS = (("duration_ms", "Duration"), ("l1_throughput_pct", "L1/TEX Cache Thro
            ("cycles_per_instruction", "Warp Cycles Per Issued Instruction"))
 
 
-def stall_rounds(folder, name):
+def stall_rounds(folder, name, messages):
     """The per-message loop of the pass (the instructions executed most often) from the source page:
     its warp instructions per message, its loads per message, and the three instructions with the most
     stall samples, each as (share of all samples in %, SASS)."""
@@ -51,23 +50,24 @@ def stall_rounds(folder, name):
             "top_stalls": [(round(100.0 * samples[i] / total, 1), sass[i]) for i in sorted(top)],
             "top_stall_pct": round(100.0 * max(samples[i] for i in loop) / total, 1),
             "loop_stall_pct": round(100.0 * sum(samples[i] for i in loop) / total, 1),
-            "instructions_per_entry_message": round(sum(executed) * 32.0 / (ENTRIES * MESSAGES), 3)}
+            "instructions_per_entry_message": round(sum(executed) * 32.0 / (ENTRIES * messages), 3)}
 
 
 def profiles():
     out = []
-    for folder, name in PROFILES:
+    for folder, name, messages in PROFILES:
         d = tables_lib.ncu_details(os.path.join(HERE, folder, "details_%s.txt" % name))
         row = {"profile": name, "file": "%s/details_%s.txt" % (folder, name)}
         row.update({key: d[label] for key, label in DETAILS})
-        row.update(stall_rounds(folder, name))
+        row.update(stall_rounds(folder, name, messages))
         out.append(row)
     return out
 
 
 def profile_tables(rows):
     keys = [k for k, _ in DETAILS] + ["instructions_per_entry_message"]
-    print("## Nsight Compute, the batched pass (B = 8, nb = 1, one launch): 1_profile (committed), 2_loads (loads first)")
+    print("## Nsight Compute, one launch at nb = 1: the batched pass at B = 8 (1_profile: b1e4f59, 2_loads: loads first), "
+          "the factor pass at B = 16 (6_factor_pass)")
     print("| profile | " + " | ".join(keys) + " |")
     print("|---|" + "---|" * len(keys))
     for p in rows:
