@@ -24,7 +24,8 @@ def shape(r):
 
 PROFILES = (("1_profile", "b8_double_ph_magnetic", 8), ("1_profile", "b8_double_pp_up_down", 8),
             ("1_profile", "b8_mixed_ph_magnetic", 8), ("2_loads", "loads_b8_double_ph_magnetic", 8),
-            ("2_loads", "loads_b8_double_pp_up_down", 8), ("6_factor_pass", "fp_b16_double_ph_magnetic", 16))
+            ("2_loads", "loads_b8_double_pp_up_down", 8), ("6_factor_pass", "fp_b16_double_ph_magnetic", 16),
+            ("7_factor_pass_loads", "fp_b16_double_ph_magnetic", 16))
 DETAILS = (("duration_ms", "Duration"), ("l1_throughput_pct", "L1/TEX Cache Throughput"),
            ("l2_throughput_pct", "L2 Cache Throughput"), ("dram_throughput_pct", "DRAM Throughput"),
            ("sm_throughput_pct", "Compute (SM) Throughput"), ("l1_hit_pct", "L1/TEX Hit Rate"),
@@ -57,7 +58,8 @@ def profiles():
     out = []
     for folder, name, messages in PROFILES:
         d = tables_lib.ncu_details(os.path.join(HERE, folder, "details_%s.txt" % name))
-        row = {"profile": name, "file": "%s/details_%s.txt" % (folder, name)}
+        row = {"profile": "%s/%s" % (folder, name) if folder.startswith(("6", "7")) else name,
+               "file": "%s/details_%s.txt" % (folder, name)}
         row.update({key: d[label] for key, label in DETAILS})
         row.update(stall_rounds(folder, name, messages))
         out.append(row)
@@ -180,7 +182,7 @@ def write_summary(profile_rows):
     each variant's kernel time over the committed build's per case (2_loads, 3_rule); the profiles."""
     rows = []
     for pattern in ("1_profile/kb_*.json", "2_loads/kb_*.json", "3_rule/kb_*.json", "5_exchange_only/kb_*.json",
-                    "6_factor_pass/kb_*.json"):
+                    "6_factor_pass/kb_*.json", "7_factor_pass_loads/kb_*.json"):
         for r in records(pattern):
             rows.append({"file": r["file"], "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
                          "rows": r["exchange_row_tile"], "fwarps": r["frequency_warps"],
@@ -192,6 +194,15 @@ def write_summary(profile_rows):
             for (nb, precision, channel), x in sorted(time_ratios(folder, v).items(), key=lambda i: tables_lib.order(i[0])):
                 ratios.append({"folder": folder, "variant": v, "nb": nb, "precision": precision, "channel": channel,
                                "time_ratio": round(x, 3)})
+    for folder in ("6_factor_pass", "7_factor_pass_loads"):
+        sums = grouped(records(folder + "/kb_[rf]*_[12].json"), lambda r: case(r) + (r["batch"],),
+                       lambda r: variant_of(r)[:-2], per_message)
+        for nb, precision, channel in sorted({k[:3] for k in sums}, key=tables_lib.order):
+            row = {"folder": folder, "variant": "fp", "nb": nb, "precision": precision, "channel": channel}
+            for b in (8, 16):
+                v = sums[(nb, precision, channel, b)]
+                row["time_ratio_%d" % b] = round(sum(v["fp"]) / sum(v["rule"]), 3)
+            ratios.append(row)
     summary = {"results": rows, "time_ratios": ratios, "profiles": profile_rows}
     with open(os.path.join(HERE, "loads_summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
@@ -223,7 +234,8 @@ def main():
     scalar_channel_table("3_rule: --verify-sample 4000, B = 8, 48 measurements: largest error relative to the "
                          "sample's largest entry, the ring", ("error", "tolerance"), verify)
     exchange_only_tables()
-    factor_pass_tables()
+    factor_pass_tables("6_factor_pass")
+    factor_pass_tables("7_factor_pass_loads")
     write_summary(rows)
 
 
@@ -242,11 +254,12 @@ def exchange_only_tables():
                 labels=["%d/%d B=%d" % (s[0], s[1], b) for s, b in sorted({(shape(r)[:2], r["batch"]) for r in sweep})])
 
 
-def factor_pass_tables():
-    """6_factor_pass: a77dd19 ("rule") against the factor product in a pass of its own ("fp", not taken)."""
-    recs = list(records("6_factor_pass/kb_[rf]*_[12].json"))
+def factor_pass_tables(folder):
+    """6_factor_pass, 7_factor_pass_loads: a77dd19 ("rule") against the factor product in a pass of its own
+    ("fp", not taken)."""
+    recs = list(records(folder + "/kb_[rf]*_[12].json"))
     columns = [(v, b) for v in ("rule_1", "rule_2", "fp_1", "fp_2") for b in (8, 16)]
-    print_table("6_factor_pass: kernel time per message / copy time with the defaults, by binary_round and batch",
+    print_table("%s: kernel time per message / copy time with the defaults, by binary_round and batch" % folder,
                 ("nb", "precision", "channel"), columns, grouped(recs, case, lambda r: (variant_of(r), r["batch"]), per_message),
                 labels=["%s B=%d" % c for c in columns])
 
@@ -254,10 +267,10 @@ def factor_pass_tables():
         out = []
         for b in (8, 16):
             for v in ("rule", "fp"):
-                out.append(ring_compare("6_factor_pass/rc_%s_B%d_%s_%s.json" % (v, b, scalar, channel)))
+                out.append(ring_compare("%s/rc_%s_B%d_%s_%s.json" % (folder, v, b, scalar, channel)))
         return out
     print("(ph_magnetic and ph_charge only)")
-    scalar_channel_table("6_factor_pass: ring_compare, x floor (ms per measurement)",
+    scalar_channel_table("%s: ring_compare, x floor (ms per measurement)" % folder,
                          ("rule B=8", "fp B=8", "rule B=16", "fp B=16"),
                          lambda s, c: cells(s, c) if c in ("ph_magnetic", "ph_charge") else None)
 
