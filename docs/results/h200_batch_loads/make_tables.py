@@ -25,7 +25,8 @@ def shape(r):
 PROFILES = (("1_profile", "b8_double_ph_magnetic", 8), ("1_profile", "b8_double_pp_up_down", 8),
             ("1_profile", "b8_mixed_ph_magnetic", 8), ("2_loads", "loads_b8_double_ph_magnetic", 8),
             ("2_loads", "loads_b8_double_pp_up_down", 8), ("6_factor_pass", "fp_b16_double_ph_magnetic", 16),
-            ("7_factor_pass_loads", "fp_b16_double_ph_magnetic", 16))
+            ("7_factor_pass_loads", "fp_b16_double_ph_magnetic", 16),
+            ("8_factor_pass_order", "fp_b16_double_ph_magnetic", 16))
 DETAILS = (("duration_ms", "Duration"), ("l1_throughput_pct", "L1/TEX Cache Throughput"),
            ("l2_throughput_pct", "L2 Cache Throughput"), ("dram_throughput_pct", "DRAM Throughput"),
            ("sm_throughput_pct", "Compute (SM) Throughput"), ("l1_hit_pct", "L1/TEX Hit Rate"),
@@ -58,7 +59,7 @@ def profiles():
     out = []
     for folder, name, messages in PROFILES:
         d = tables_lib.ncu_details(os.path.join(HERE, folder, "details_%s.txt" % name))
-        row = {"profile": "%s/%s" % (folder, name) if folder.startswith(("6", "7")) else name,
+        row = {"profile": "%s/%s" % (folder, name) if folder.startswith(("6", "7", "8")) else name,
                "file": "%s/details_%s.txt" % (folder, name)}
         row.update({key: d[label] for key, label in DETAILS})
         row.update(stall_rounds(folder, name, messages))
@@ -182,7 +183,7 @@ def write_summary(profile_rows):
     each variant's kernel time over the committed build's per case (2_loads, 3_rule); the profiles."""
     rows = []
     for pattern in ("1_profile/kb_*.json", "2_loads/kb_*.json", "3_rule/kb_*.json", "5_exchange_only/kb_*.json",
-                    "6_factor_pass/kb_*.json", "7_factor_pass_loads/kb_*.json"):
+                    "6_factor_pass/kb_*.json", "7_factor_pass_loads/kb_*.json", "8_factor_pass_order/kb_*.json"):
         for r in records(pattern):
             rows.append({"file": r["file"], "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
                          "rows": r["exchange_row_tile"], "fwarps": r["frequency_warps"],
@@ -194,7 +195,7 @@ def write_summary(profile_rows):
             for (nb, precision, channel), x in sorted(time_ratios(folder, v).items(), key=lambda i: tables_lib.order(i[0])):
                 ratios.append({"folder": folder, "variant": v, "nb": nb, "precision": precision, "channel": channel,
                                "time_ratio": round(x, 3)})
-    for folder in ("6_factor_pass", "7_factor_pass_loads"):
+    for folder in ("6_factor_pass", "7_factor_pass_loads", "8_factor_pass_order"):
         sums = grouped(records(folder + "/kb_[rf]*_[12].json"), lambda r: case(r) + (r["batch"],),
                        lambda r: variant_of(r)[:-2], per_message)
         for nb, precision, channel in sorted({k[:3] for k in sums}, key=tables_lib.order):
@@ -236,6 +237,7 @@ def main():
     exchange_only_tables()
     factor_pass_tables("6_factor_pass")
     factor_pass_tables("7_factor_pass_loads")
+    factor_pass_tables("8_factor_pass_order")
     write_summary(rows)
 
 
