@@ -528,8 +528,9 @@ struct ChannelKernel {
           order.entry_row(group, first + s, r, kRows, diagonal(), i_q, i_omega);
           cross_at[e] = static_cast<Position>(cross_position(x, i_q, i_omega));
           // Consecutive exchange frequencies: a row's cross value is the same at every step; batch_terms
-          // reads it from step 0's slot, which an entry outside the slice leaves empty.
-          if (consecutive_frequencies && s > 0) cross_at[r] = cross_at[e];
+          // reads it from step 0's slot, which an entry outside the slice leaves empty (the loop entry
+          // by entry reads each entry's own slot).
+          if (kLoadsFirst && consecutive_frequencies && s > 0) cross_at[r] = cross_at[e];
           if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
         }
       }
