@@ -72,6 +72,20 @@ def grouped(records, key, column, value):
     return rows
 
 
+def scalar_channel_table(title, columns, cells, scalars=("double", "mixed")):
+    """A markdown table with a row per scalar and channel: cells(scalar, channel) under `columns`; a row
+    whose cells are None is left out."""
+    print("## " + title)
+    print("| scalar | channel | " + " | ".join(columns) + " |")
+    print("|" + "---|" * (2 + len(columns)))
+    for scalar in scalars:
+        for channel in CHANNELS:
+            row = cells(scalar, channel)
+            if row:
+                print("| %s | %s | " % (scalar, channel) + " | ".join(row) + " |")
+    print()
+
+
 def print_table(title, key_names, columns, rows, sort=order, fmt="%.3f", labels=None):
     """A markdown table: one row per key of `rows` (its parts first), one cell per column, each cell the
     values of that key and column joined by " / " ("-" where there are none); the columns are headed by

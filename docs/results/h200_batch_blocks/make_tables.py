@@ -9,7 +9,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
-from tables_lib import CHANNELS, case, grouped, per_message, print_table  # noqa: E402
+from tables_lib import case, grouped, per_message, print_table, scalar_channel_table  # noqa: E402
 
 
 def results(pattern):
@@ -88,18 +88,6 @@ def sweep2_tables():
 
 
 # --- 3_ring_compare and 4_batch_sizes ------------------------------------------------------------------
-
-def scalar_channel_table(title, columns, cells):
-    """A markdown table with a row per scalar (double, mixed) and channel: cells(scalar, channel) under
-    `columns`."""
-    print("## " + title)
-    print("| scalar | channel | " + " | ".join(columns) + " |")
-    print("|" + "---|" * (2 + len(columns)))
-    for scalar in ("double", "mixed"):
-        for channel in CHANNELS:
-            print("| %s | %s | " % (scalar, channel) + " | ".join(cells(scalar, channel)) + " |")
-    print()
-
 
 def before_after(scalar, channel):
     return [" / ".join(ring_compare("3_ring_compare/rc_%s_%s_%s_%d.json" % (who, scalar, channel, k)) for k in (1, 2))

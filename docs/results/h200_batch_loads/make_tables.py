@@ -10,7 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
-from tables_lib import CHANNELS, case, grouped, per_message, print_table  # noqa: E402
+from tables_lib import case, grouped, per_message, print_table, scalar_channel_table  # noqa: E402
 
 ENTRIES = 212336640  # nb = 1, the paper size
 
@@ -137,18 +137,6 @@ def ring_compare(path):
 
 def work_gb(path):
     return json.load(open(os.path.join(HERE, path)))["runs"][0]["gt_work_bytes_per_rank"] / 1e9
-
-
-def scalar_channel_table(title, columns, cells, scalars=("double", "mixed")):
-    print("## " + title)
-    print("| scalar | channel | " + " | ".join(columns) + " |")
-    print("|" + "---|" * (2 + len(columns)))
-    for scalar in scalars:
-        for channel in CHANNELS:
-            row = cells(scalar, channel)
-            if row:
-                print("| %s | %s | " % (scalar, channel) + " | ".join(row) + " |")
-    print()
 
 
 def large_batches(scalar, channel):
