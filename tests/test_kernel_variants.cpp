@@ -544,9 +544,9 @@ TEST(Variants, PairWarpsDefaultFollowsTheShape) {
   }
 }
 
-// Row tiles of batches by default (default_exchange_row_tile with batched true): on GPUs 4, but 2 for
-// the bubble channels into a complex<double> G_t (docs/results/h200_walk_stalls/5_batch_rows); on
-// CPUs 1. A batched accumulator takes the default of its channel and precision.
+// Row tiles of batches by default (default_exchange_row_tile with batched true): on GPUs 4 (the bubble
+// channels took 2 until their batches added the factor product in a pass of its own,
+// docs/results/h200_batch_loads); on CPUs 1. A batched accumulator takes the default of its channel.
 TEST(Batches, RowTileDefaultFollowsChannelAndPrecision) {
   using Double = GtAccumulator<ZDouble, ZDouble>;
   using Mixed = GtAccumulator<ZDouble, ZFloat>;
@@ -554,9 +554,8 @@ TEST(Batches, RowTileDefaultFollowsChannelAndPrecision) {
   for (const Channel channel : kAllChannels) {
     SCOPED_TRACE(to_string(channel));
 #ifdef KOKKOS_ENABLE_CUDA
-    const int wide = channel == Channel::ph_magnetic || channel == Channel::ph_charge ? 2 : 4;
-    EXPECT_EQ(Double::default_exchange_row_tile(channel, true), wide);
-    EXPECT_EQ(Mixed::default_exchange_row_tile(channel, true), wide);
+    EXPECT_EQ(Double::default_exchange_row_tile(channel, true), 4);
+    EXPECT_EQ(Mixed::default_exchange_row_tile(channel, true), 4);
     EXPECT_EQ(Float::default_exchange_row_tile(channel, true), 4);
 #else
     EXPECT_EQ(Double::default_exchange_row_tile(channel, true), 1);
@@ -633,6 +632,19 @@ TEST(Batches, MatchTheReferenceAndKeepNothingAfterFlush) {
         for (const int staged : out.staged_before_flush) EXPECT_EQ(staged, batch == 1 ? 0 : 6 % batch);
       }
     }
+}
+
+// Bubble batches larger than one factor pass stages (GtAccumulator::apply_factor_product): at nb = 2 a
+// team's scratch memory holds 15 messages in complex<double>, so a batch of 20 takes two passes of 10,
+// each reading its own messages' weights and factor tables.
+TEST(Batches, BubbleBatchesLargerThanAFactorPassMatchTheReference) {
+  for (const Channel channel : {Channel::ph_magnetic, Channel::ph_charge}) {
+    SCOPED_TRACE(to_string(channel));
+    const Problem problem = small_problem(2, channel, 23);
+    const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+    const Outcome out = run<ZDouble, ZDouble>(problem, uneven_slices(problem.dims.entries()), 20);
+    EXPECT_LE(largest_error(out.gt, reference), 1e-12);
+  }
 }
 
 // Batches through threads that walk frequency diagonals, where each message's cross value is read

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gt_kernel.hpp"
+#include "gt_kernel_factor_product.hpp"
 #include "gt_kernel_single_message.hpp"
 #include "gt_kernel_warp_tiles.hpp"
 #include "ringcomm/error.hpp"
@@ -92,7 +93,7 @@ std::size_t factors_per_exchange(const Dims& dims) {
   return static_cast<std::size_t>(dims.nb) * dims.nb * dims.Nc() * dims.n_freq;
 }
 
-bool has_bubble(Channel channel) { return channel == Channel::ph_magnetic || channel == Channel::ph_charge; }
+constexpr bool has_bubble(Channel channel) { return channel == Channel::ph_magnetic || channel == Channel::ph_charge; }
 
 }  // namespace
 
@@ -401,11 +402,19 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
   const auto with_rows = [&](auto steps, auto hoisted, auto spread) {
     constexpr int kSteps = decltype(steps)::value;
     constexpr bool kHoisted = decltype(hoisted)::value, kSpread = decltype(spread)::value;
+    // Batches of the bubble channels add their factor product in a pass of its own (apply_factor_product);
+    // a single message keeps one pass, whose extra G_t traffic nothing would repay.
+    const auto rows = [&](auto tile) {
+      constexpr int kRows = decltype(tile)::value;
+      if constexpr (kHoisted && has_bubble(kChannel))
+        if (count > 1) return launch_with<kChannel, false, kRows, kSteps, true, kSpread, false, true, 0, true>(messages, count);
+      return launch_with<kChannel, false, kRows, kSteps, kHoisted, kSpread>(messages, count);
+    };
     switch (exchange_row_tile()) {
-      case 1: return launch_with<kChannel, false, 1, kSteps, kHoisted, kSpread>(messages, count);
-      case 2: return launch_with<kChannel, false, 2, kSteps, kHoisted, kSpread>(messages, count);
-      case 4: return launch_with<kChannel, false, 4, kSteps, kHoisted, kSpread>(messages, count);
-      default: return launch_with<kChannel, false, 8, kSteps, kHoisted, kSpread>(messages, count);
+      case 1: return rows(One{});
+      case 2: return rows(Two{});
+      case 4: return rows(Four{});
+      default: return rows(std::integral_constant<int, 8>{});
     }
   };
   // Diagonals spread over warps: one frequency per thread (set_frequency_warps), positions hoisted.
@@ -424,7 +433,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch(const MessageScalar* messages,
 // of the work space).
 template <class Scalar, class MessageScalar>
 template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread, bool kSingle,
-          bool kLoadsAhead, int kTmaStages>
+          bool kLoadsAhead, int kTmaStages, bool kFactorsApart>
 void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* messages, int count) const {
   // kSingle: the single-message kernel (pass_kernel: one message, exclusive updates), rows in order
   // (SingleMessageKernel) with one frequency step, along frequency diagonals (SingleMessageDiagonalKernel)
@@ -432,7 +441,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   // diagonal_loads_ahead). Else ChannelKernel.
   static_assert(!kSingle || (!kAtomic && kRows == 1 && !kHoisted && !kSpread));
   static_assert(kLoadsAhead || kSingle);
-  using Channels = detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread>;
+  static_assert(!kFactorsApart || (kHoisted && !kAtomic && has_bubble(kChannel)));
+  using Channels =
+      detail::ChannelKernel<Scalar, MessageScalar, kChannel, kAtomic, kRows, kSteps, kHoisted, kSpread, kFactorsApart>;
   // kTmaStages: the walk in order with the TMA (SingleMessageTmaKernel), as a TeamPolicy.
   static_assert(kTmaStages == 0 || (kSingle && kSteps == 1 && kLoadsAhead));
   using Walk = std::conditional_t<kTmaStages == 0, detail::SingleMessageKernel<Scalar, MessageScalar, kChannel, kLoadsAhead>,
@@ -493,6 +504,52 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   } else {
     Kokkos::parallel_for(label_, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, threads),
                          kernel);
+  }
+  if constexpr (kFactorsApart && !kSingle) apply_factor_product(messages, count);
+}
+
+// The bubble channels' factor product Σ_j w_j·left_j·right_j of `count` messages (their factor tables
+// in slots 0 … count − 1), added to the slice by FactorProductKernel: one pass over the slice for as
+// many messages as a team's scratch memory stages within 48 KiB (the limit that needs no opt-in on
+// GPUs; at nb = 1 in complex<double> 31 messages), passes of even size for larger batches.
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageScalar* messages, int count) const {
+  using Kernel = detail::FactorProductKernel<Scalar, MessageScalar>;
+  if (range_.size() == 0) return;
+  const std::uint64_t inner = detail::inner_size_of(dims_), pairs = detail::pair_size_of(dims_);
+  const std::uint64_t first_row = range_.begin / (inner * pairs), last_row = (range_.end - 1) / (inner * pairs);
+  const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
+  const std::size_t stride = dims_.message_entries(), per_slot = factor_entries(dims_, channel_);
+  Kernel kernel;
+  kernel.slice = slice_;
+  kernel.begin = range_.begin;
+  kernel.end = range_.end;
+  kernel.inner_size = static_cast<std::uint32_t>(inner);
+  kernel.pair_size = static_cast<std::uint32_t>(pairs);
+  kernel.nb = dims_.nb;
+  kernel.first_row = static_cast<std::uint32_t>(first_row);
+  kernel.choose_shape();
+  kernel.message_stride = stride;
+  kernel.sign_at = 2 * g_size;
+  kernel.factor_stride = static_cast<std::uint32_t>(factors_per_exchange(dims_));
+  kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
+  kernel.factor_message = per_slot;
+  kernel.count = 1;  // team_bytes() of one message
+  const auto most = static_cast<int>(std::max<std::size_t>(1, (std::size_t{48} << 10) / kernel.team_bytes()));
+  const int passes = (count + most - 1) / most, per_pass = (count + passes - 1) / passes;  // even passes
+#ifdef KOKKOS_ENABLE_CUDA
+  constexpr int kTeam = Kernel::kThreads;
+#else
+  constexpr int kTeam = 1;  // host teams are one thread, which walks the team's warps in turn
+#endif
+  for (int first = 0; first < count; first += per_pass) {
+    kernel.count = std::min(per_pass, count - first);
+    const auto at = static_cast<std::size_t>(first), n = static_cast<std::size_t>(kernel.count);
+    kernel.messages = detail::MessageView<MessageScalar>(messages + at * stride, n * stride);
+    kernel.factors = typename Kernel::FactorView(scratch_->factors.data() + at * per_slot, n * per_slot);
+    typename Kernel::Policy policy(exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
+    Kokkos::parallel_for(label_ + "::factor_product",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())), kernel);
   }
 }
 

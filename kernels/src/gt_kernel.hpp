@@ -9,7 +9,9 @@
 //      left[(b1,b2,k1,w1), exchange] and right[(b3,b4,k2,w2), exchange] of D = G_up − G_down or
 //      S = G_up + G_down: a few hundred kB that stay in L2, instead of four scattered G_σ reads per entry;
 //   3. ChannelKernel updates the slice with the sum over `count` messages (1, or a batch staged by
-//      GtAccumulator: one pass over G_t for all of them). Consecutive threads own consecutive inner
+//      GtAccumulator: one pass over G_t for all of them); for a batch of the bubble channels, with the
+//      exchange term only, and FactorProductKernel (gt_kernel_factor_product.hpp) adds the factor
+//      product in a second pass, tiled like a matrix product. Consecutive threads own consecutive inner
 //      indices (b1,b2,b3,b4,k1,w1), b1 fastest, so the G_t update is coalesced; each thread updates
 //      kRows exchange momenta × kSteps exchange frequencies of one inner index and pair, along the
 //      frequency diagonal on which its second G_σ value does not change (SliceOrder): the index
@@ -392,11 +394,14 @@ struct FactorKernel {
 // message positions of a thread's entries are computed once for a batch of messages; kSpread: each
 // frequency diagonal is walked by order.spread warps together.
 template <class Scalar, class Message, Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted,
-          bool kSpread = false>
+          bool kSpread = false, bool kFactorsApart = false>
 struct ChannelKernel {
   using Real = typename Scalar::value_type;
   using FactorView = Kokkos::View<const Scalar*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
   static constexpr bool kBubble = kChannel == Channel::ph_magnetic || kChannel == Channel::ph_charge;
+  // kFactorsApart (the bubble channels' batches): this pass adds the exchange term only, and
+  // FactorProductKernel the factor product in a pass of its own (gt_kernel_factor_product.hpp).
+  static constexpr bool kReadsFactors = kBubble && !kFactorsApart;
   static constexpr int kEntries = kRows * kSteps;
   // Registers (32-bit) that one message's values take in a thread: the fixed values of each step and
   // the cross values of each entry, both spins in the messages' precision, and the bubble factors in
@@ -409,7 +414,7 @@ struct ChannelKernel {
   // more instructions with it (callgrind, docs/results/h200_batch_loads/4_cpu).
   static constexpr int kMessageRegisters =
       (2 * kSteps + 2 * kEntries) * static_cast<int>(sizeof(Message) / 4) +
-      (kBubble ? 2 * kEntries * static_cast<int>(sizeof(Scalar) / 4) : 0);
+      (kReadsFactors ? 2 * kEntries * static_cast<int>(sizeof(Scalar) / 4) : 0);
   static constexpr bool kLoadsFirst = kHoisted && kMessageRegisters <= 32;
   // Cross values are read with L2's "evict last" (l2_hints.hpp) except by hoisted batches into a
   // complex<float> G_t. On an H200 single messages ran 1–10 % faster with it, batches into a
@@ -504,7 +509,7 @@ struct ChannelKernel {
     // over messages. For one message that only keeps every position live at once (more registers,
     // measured up to 6 % slower on an H200), so they are then computed where they are used.
     constexpr int kHoistedSteps = kHoisted ? kSteps : 1, kHoistedEntries = kHoisted ? kEntries : 1;
-    constexpr int kFactorSlots = kHoisted && kBubble ? kEntries : 1;  // the other channels read no factors
+    constexpr int kFactorSlots = kHoisted && kReadsFactors ? kEntries : 1;  // the other passes read no factors
     // 32-bit offsets where batch_terms reads them (M² < 2^32, checked by GtAccumulator).
     using Position = std::conditional_t<kLoadsFirst, std::uint32_t, std::uint64_t>;
     Position fixed_at[kHoistedSteps] = {};
@@ -531,7 +536,7 @@ struct ChannelKernel {
           // reads it from step 0's slot, which an entry outside the slice leaves empty (the loop entry
           // by entry reads each entry's own slot).
           if (kLoadsFirst && consecutive_frequencies && s > 0) cross_at[r] = cross_at[e];
-          if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
+          if constexpr (kReadsFactors) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left_at[e], right_at[e]);
         }
       }
     }
@@ -566,8 +571,8 @@ struct ChannelKernel {
               read |= 1u << r;
             }
             std::uint32_t left = 0, right = 0;
-            if constexpr (kHoisted && kBubble) left = left_at[e], right = right_at[e];
-            else if constexpr (kBubble) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left, right);
+            if constexpr (kHoisted && kReadsFactors) left = left_at[e], right = right_at[e];
+            else if constexpr (kReadsFactors) factor_positions(x, i_q + order.shape.nq.divisor() * i_omega, left, right);
             const Scalar t = w * combine(f, cross_of[r], left, right, j);
             value[e] = any ? value[e] + t : t;
           }
@@ -625,7 +630,7 @@ struct ChannelKernel {
     order.shape.nq.divide(exchange, i_omega, i_q);
     const std::uint64_t fixed_at = fixed_position(x), cross_at = cross_position(x, i_q, i_omega);
     std::uint32_t left_at = 0, right_at = 0;
-    if constexpr (kBubble) factor_positions(x, exchange, left_at, right_at);
+    if constexpr (kReadsFactors) factor_positions(x, exchange, left_at, right_at);
     Scalar sum;
     bool any = false;
     for (int j = 0; j < count; ++j) {
@@ -728,7 +733,7 @@ struct ChannelKernel {
   template <bool kFactorsKeptInL2 = false>
   KOKKOS_INLINE_FUNCTION Scalar combine(const Pair& f, const Pair& c, std::uint32_t left_at, std::uint32_t right_at,
                                         int j) const {
-    if constexpr (!kBubble) {
+    if constexpr (!kReadsFactors) {
       return term(f, c, Scalar(), Scalar());
     } else if constexpr (kFactorsKeptInL2) {
       const Scalar* table = factors.data() + j * factor_message;
@@ -740,12 +745,15 @@ struct ChannelKernel {
   }
 
   // The same from the values themselves: the left and right bubble factors are read by ph_magnetic
-  // and ph_charge only.
+  // and ph_charge only, and not with kFactorsApart.
   KOKKOS_INLINE_FUNCTION static Scalar term(const Pair& f, const Pair& c, const Scalar& left, const Scalar& right) {
     if constexpr (kChannel == Channel::pp_up_down) {
       return f.up * c.down + f.down * c.up;  // Σσ Gσ[a]·Gσ̄[c]
     } else if constexpr (kChannel == Channel::ph_transverse) {
       return -(f.up * c.down + f.down * c.up);
+    } else if constexpr (kFactorsApart) {
+      (void)left, (void)right;
+      return -(f.up * c.up + f.down * c.down);
     } else {
       // Bubble of D = G_up − G_down (magnetic) or S = G_up + G_down (charge) minus an exchange term.
       return left * right - (f.up * c.up + f.down * c.down);
@@ -794,7 +802,7 @@ struct ChannelKernel {
           c[e] = {widen<Scalar>(cross_up[cross_at[e]]), widen<Scalar>(cross_down[cross_at[e]])};
         }
       }
-      if constexpr (kBubble) {
+      if constexpr (kReadsFactors) {
         const Scalar* table = factors.data() + j * factor_message;
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -805,7 +813,7 @@ struct ChannelKernel {
 #pragma unroll
 #endif
       for (int e = 0; e < kEntries; ++e) {
-        const Scalar t = w * term(f[e / kRows], c[e], left[kBubble ? e : 0], right[kBubble ? e : 0]);
+        const Scalar t = w * term(f[e / kRows], c[e], left[kReadsFactors ? e : 0], right[kReadsFactors ? e : 0]);
         value[e] = any ? value[e] + t : t;
       }
       any = true;

@@ -95,12 +95,14 @@ class GtAccumulator {
   // complex<double> G_t (double with 4 frequency warps, mixed precision with 2). Measured again for
   // batches of 8 after the kernels' L2 hints (docs/results/h200_walk_stalls/5_batch_rows): with 4 rows
   // double pp_up_down and ph_transverse took 1.6–4.2 % less time than with 2 (but nb = 2 ph_transverse,
-  // 0.3 % more), the bubble channels 2.4–18.5 % more. CPUs: one.
+  // 0.3 % more), the bubble channels 2.4–18.5 % more. Since their batches add the factor product in
+  // a pass of its own, the bubble channels' batched pass reads what ph_transverse's does and takes 4
+  // rows too: at B = 16, nb = 1, 4 rows were the fastest of 2, 4 and 8 for double and mixed
+  // (docs/results/h200_factor_tiles/4_divisors). CPUs: one.
   static constexpr int default_exchange_row_tile(Channel channel, bool batched = false) {
 #ifdef KOKKOS_ENABLE_CUDA
-    const bool bubble = channel == Channel::ph_magnetic || channel == Channel::ph_charge;
     const bool wide = sizeof(Scalar) > 8;  // complex<double> G_t
-    if (batched) return wide && bubble ? 2 : 4;
+    if (batched) return 4;
     if (channel == Channel::pp_up_down && sizeof(MessageScalar) > 8) return 8;
     return wide ? 4 : 8;
 #else
@@ -374,10 +376,11 @@ class GtAccumulator {
   template <Channel kChannel>
   void launch(const Message* messages, int count) const;
   template <Channel kChannel, bool kAtomic, int kRows, int kSteps, bool kHoisted, bool kSpread = false,
-            bool kSingle = false, bool kLoadsAhead = true, int kTmaStages = 0>
+            bool kSingle = false, bool kLoadsAhead = true, int kTmaStages = 0, bool kFactorsApart = false>
   void launch_with(const Message* messages, int count) const;
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
+  void apply_factor_product(const Message* messages, int count) const;
   void prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
   // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
