@@ -510,8 +510,9 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
 
 // The bubble channels' factor product Σ_j w_j·left_j·right_j of `count` messages (their factor tables
 // in slots 0 … count − 1), added to the slice by FactorProductKernel: one pass over the slice for as
-// many messages as a team's scratch memory stages within 48 KiB (the limit that needs no opt-in on
-// GPUs; at nb = 1 in complex<double> 31 messages), passes of even size for larger batches.
+// many messages as a team's scratch memory stages within the execution space's limit (on GPUs 48 KiB
+// less what Kokkos may keep for itself: at nb = 1 in complex<double> 25 messages), passes of even size
+// for larger batches.
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageScalar* messages, int count) const {
   using Kernel = detail::FactorProductKernel<Scalar, MessageScalar>;
@@ -535,7 +536,8 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
   kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
   kernel.factor_message = per_slot;
   kernel.count = 1;  // team_bytes() of one message
-  const auto most = static_cast<int>(std::max<std::size_t>(1, (std::size_t{48} << 10) / kernel.team_bytes()));
+  const auto limit = static_cast<std::size_t>(Kernel::Policy::scratch_size_max(0));
+  const auto most = static_cast<int>(std::max<std::size_t>(1, limit / kernel.team_bytes()));
   const int passes = (count + most - 1) / most, per_pass = (count + passes - 1) / passes;  // even passes
 #ifdef KOKKOS_ENABLE_CUDA
   constexpr int kTeam = Kernel::kThreads;
