@@ -1,7 +1,9 @@
 """Helpers shared by the make_tables.py scripts of the h200_* folders: reading kernel_bandwidth-style
 JSON files and printing grouped values as markdown tables."""
 import collections
+import csv
 import glob
+import gzip
 import json
 import os
 import re
@@ -58,6 +60,17 @@ def ncu_details(path):
         if m and m.group(1) not in out:
             out[m.group(1)] = float(m.group(3).replace(",", ""))
     return out
+
+
+def ncu_source(path):
+    """(stall samples, instructions executed, SASS text) per instruction of an `ncu --page source
+    --print-source sass --csv` print (gzip-compressed where the name ends in .gz)."""
+    rows = list(csv.reader(gzip.open(path, "rt") if path.endswith(".gz") else open(path)))
+    head, data = rows[1], rows[2:]
+    col = head.index
+    samples = [int(r[col("Warp Stall Sampling (All Samples)")] or 0) for r in data]
+    executed = [int(r[col("Instructions Executed")] or 0) for r in data]
+    return samples, executed, [r[col("Source")].strip() for r in data]
 
 
 def joined(values, fmt="%.3f"):

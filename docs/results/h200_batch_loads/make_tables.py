@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """Prints every table of README.md from the files of this folder and writes loads_summary.json, which
 README.md cites (python3 make_tables.py)."""
-import csv
-import gzip
 import json
 import os
 import sys
@@ -38,14 +36,9 @@ def stall_rounds(folder, name, messages):
     """The per-message loop of the pass (the instructions executed most often) from the source page:
     its warp instructions per message, its loads per message, and the three instructions with the most
     stall samples, each as (share of all samples in %, SASS)."""
-    rows = list(csv.reader(gzip.open(os.path.join(HERE, folder, "source_%s.csv.gz" % name), "rt")))
-    head, data = rows[1], rows[2:]
-    col = head.index
-    samples = [int(r[col("Warp Stall Sampling (All Samples)")] or 0) for r in data]
-    executed = [int(r[col("Instructions Executed")] or 0) for r in data]
-    sass = [r[col("Source")].strip() for r in data]
+    samples, executed, sass = tables_lib.ncu_source(os.path.join(HERE, folder, "source_%s.csv.gz" % name))
     most = max(executed)
-    loop = [i for i in range(len(data)) if executed[i] == most]
+    loop = [i for i in range(len(sass)) if executed[i] == most]
     total = sum(samples)
     top = sorted(loop, key=lambda i: -samples[i])[:3]
     return {"loop_instructions": len(loop), "loop_loads": sum(1 for i in loop if sass[i].startswith("LDG")),

@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """Prints every table of README.md from the files of this folder and writes tiles_summary.json, which
 README.md cites (python3 make_tables.py)."""
-import csv
 import glob
-import gzip
 import json
 import os
 import sys
@@ -73,18 +71,18 @@ def phases(folder, variant):
     """Shares (%) of the factor pass's stall samples in its three phases, from the SASS source page: before
     the team barrier that ends the staging (staging), up to the last FMA (sums), after it (G_t update)."""
     path = os.path.join(HERE, folder, "source_%s_b16_double_ph_magnetic.csv.gz" % variant)
-    rows = list(csv.reader(gzip.open(path, "rt")))
-    head, data = rows[1], rows[2:]
-    col = head.index
-    samples = [int(r[col("Warp Stall Sampling (All Samples)")] or 0) for r in data]
-    executed = [int(r[col("Instructions Executed")] or 0) for r in data]
-    sass = [r[col("Source")].strip() for r in data]
-    barrier = [i for i in range(len(data)) if sass[i].startswith("BAR.SYNC") and executed[i] > 0][0]
-    last_fma = max(i for i in range(len(data)) if sass[i].startswith("DFMA"))
+    samples, executed, sass = tables_lib.ncu_source(path)
+    barrier = [i for i in range(len(sass)) if sass[i].startswith("BAR.SYNC") and executed[i] > 0][0]
+    last_fma = max(i for i in range(len(sass)) if sass[i].startswith("DFMA"))
     total = float(sum(samples))
     return {"staging_pct": round(100 * sum(samples[:barrier]) / total, 1),
             "sums_pct": round(100 * sum(samples[barrier:last_fma + 1]) / total, 1),
             "update_pct": round(100 * sum(samples[last_fma + 1:]) / total, 1)}
+
+
+def scalar_name(run):
+    """kernel_bandwidth's name of a ring_compare run's scalar ("complex<double>" there is "double")."""
+    return {"complex<double>": "double"}.get(run["scalar"], run["scalar"])
 
 
 def ring_compare():
@@ -93,7 +91,7 @@ def ring_compare():
         folder = os.path.basename(os.path.dirname(path))
         run = json.load(open(path))["runs"][0]
         variant = os.path.basename(path).split("_")[1]
-        scalar = {"complex<double>": "double"}.get(run["scalar"], run["scalar"])  # ring_compare's names
+        scalar = scalar_name(run)
         out.append({"folder": folder, "variant": variant, "batch": run["gt_batch"], "scalar": scalar,
                     "channel": run["channel"], "fraction_of_floor": round(run["fraction_of_floor"], 4),
                     "ms_per_measurement": round(1e3 * run["seconds_per_measurement"], 4),
@@ -105,7 +103,7 @@ def verify():
     out = []
     for path in sorted(glob.glob(os.path.join(HERE, "*", "verify_*.json"))):
         run = json.load(open(path))["runs"][0]
-        scalar = {"complex<double>": "double"}.get(run["scalar"], run["scalar"])
+        scalar = scalar_name(run)
         out.append({"file": os.path.relpath(path, HERE), "batch": run["gt_batch"], "scalar": scalar,
                     "channel": run["channel"], "sample_max_relative_error": run["sample_max_relative_error"]})
     return out
