@@ -634,14 +634,15 @@ TEST(Batches, MatchTheReferenceAndKeepNothingAfterFlush) {
     }
 }
 
-// Bubble batches larger than one factor pass stages (GtAccumulator::apply_factor_product, within
-// TeamPolicy::scratch_size_max(0)): at nb = 2 a team's scratch memory holds 12 messages in
-// complex<double> on GPUs and 10 on CPUs, so a batch of 20 takes two passes of 10, each reading its own
-// messages' weights and factor tables; at nb = 1, 25 and 20, so a batch of 31 takes two. (A pass of 31
-// at nb = 1, which a limit of 48 KiB of scratch let through, asks more than Kokkos launches on a GPU:
-// its ParallelFor for CUDA keeps 8 bytes a thread besides and refuses a total above 48 KiB.)
-TEST(Batches, BubbleBatchesLargerThanAFactorPassMatchTheReference) {
-  for (const auto& [nb, batch] : {std::pair{2, 20}, std::pair{1, 31}})
+// Bubble batches larger than a team of the factor pass stages at once (GtAccumulator::apply_factor_product,
+// within TeamPolicy::scratch_size_max(0)): at nb = 2 a team's scratch memory holds 12 messages in
+// complex<double> on GPUs and 10 on CPUs, so a batch of 25 takes three chunks (9, 9, 7), each staging
+// its own messages' weights and factor tables and adding to the G_t entries the chunk before updated;
+// at nb = 1, 25 and 20, so a batch of 31 takes two (16, 15). (A chunk of 31 at nb = 1, which a limit of
+// 48 KiB of scratch let through, asks more than Kokkos launches on a GPU: its ParallelFor for CUDA keeps
+// 8 bytes a thread besides and refuses a total above 48 KiB.)
+TEST(Batches, BubbleBatchesLargerThanAStagedChunkMatchTheReference) {
+  for (const auto& [nb, batch] : {std::pair{2, 25}, std::pair{1, 31}})
     for (const Channel channel : {Channel::ph_magnetic, Channel::ph_charge}) {
       SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb));
       const Problem problem = small_problem(nb, channel, 35);

@@ -509,10 +509,10 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
 }
 
 // The bubble channels' factor product Σ_j w_j·left_j·right_j of `count` messages (their factor tables
-// in slots 0 … count − 1), added to the slice by FactorProductKernel: one pass over the slice for as
-// many messages as a team's scratch memory stages within the execution space's limit (on GPUs 48 KiB
-// less what Kokkos may keep for itself: at nb = 1 in complex<double> 25 messages), passes of even size
-// for larger batches.
+// in slots 0 … count − 1), added to the slice by FactorProductKernel in one pass over the slice. A team
+// stages as many messages at once as its scratch memory holds within the execution space's limit (on
+// GPUs 48 KiB less what Kokkos may keep for itself: at nb = 1 in complex<double> 25 messages), larger
+// batches in chunks of even size that the team takes in turn.
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageScalar* messages, int count) const {
   using Kernel = detail::FactorProductKernel<Scalar, MessageScalar>;
@@ -535,24 +535,22 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
   kernel.factor_stride = static_cast<std::uint32_t>(factors_per_exchange(dims_));
   kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
   kernel.factor_message = per_slot;
-  kernel.count = 1;  // team_bytes() of one message
+  kernel.chunk = 1;  // team_bytes() of one message
   const auto limit = static_cast<std::size_t>(Kernel::Policy::scratch_size_max(0));
   const auto most = static_cast<int>(std::max<std::size_t>(1, limit / kernel.team_bytes()));
-  const int passes = (count + most - 1) / most, per_pass = (count + passes - 1) / passes;  // even passes
+  const int chunks = (count + most - 1) / most;
+  kernel.chunk = (count + chunks - 1) / chunks;
+  kernel.count = count;
+  kernel.messages = detail::MessageView<MessageScalar>(messages, static_cast<std::size_t>(count) * stride);
+  kernel.factors = typename Kernel::FactorView(scratch_->factors.data(), static_cast<std::size_t>(count) * per_slot);
 #ifdef KOKKOS_ENABLE_CUDA
   constexpr int kTeam = Kernel::kThreads;
 #else
   constexpr int kTeam = 1;  // host teams are one thread, which walks the team's warps in turn
 #endif
-  for (int first = 0; first < count; first += per_pass) {
-    kernel.count = std::min(per_pass, count - first);
-    const auto at = static_cast<std::size_t>(first), n = static_cast<std::size_t>(kernel.count);
-    kernel.messages = detail::MessageView<MessageScalar>(messages + at * stride, n * stride);
-    kernel.factors = typename Kernel::FactorView(scratch_->factors.data() + at * per_slot, n * per_slot);
-    typename Kernel::Policy policy(exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
-    Kokkos::parallel_for(label_ + "::factor_product",
-                         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())), kernel);
-  }
+  typename Kernel::Policy policy(exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
+  Kokkos::parallel_for(label_ + "::factor_product", policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())),
+                       kernel);
 }
 
 template <class Scalar, class MessageScalar>

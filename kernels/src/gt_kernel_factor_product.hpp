@@ -7,12 +7,15 @@
 // with `count` as its inner dimension. ChannelKernel with kFactorsApart adds the exchange term only;
 // this kernel adds the factor part the way matrix products are tiled: a team takes one exchange row,
 // a tile of inner indices and a tile of pairs, stages every weighted left factor and every right
-// factor of the tile for all staged messages in team scratch memory (all loads in flight together,
+// factor of the tile for a chunk of the messages in team scratch memory (all loads in flight together,
 // one barrier), and each thread then forms the sums of its inner index and kPairs pairs from scratch
-// memory alone, so that its products never wait for memory. On an H200 at the paper size (nb = 1,
-// double, B = 16) the pass takes 2.7 ms, about 1.7 times a copy of G_t, where a thread-per-entries
-// form that read the factors from global memory waited for them message by message and took three
-// (docs/results/h200_batch_loads, sections 6–8; docs/results/h200_factor_tiles).
+// memory alone, so that its products never wait for memory, and adds them to its G_t entries. On an
+// H200 at the paper size (nb = 1, double, B = 16) the pass takes 2.7 ms, about 1.7 times a copy of
+// G_t, where a thread-per-entries form that read the factors from global memory waited for them
+// message by message and took three (docs/results/h200_batch_loads, sections 6–8;
+// docs/results/h200_factor_tiles). A batch larger than a chunk takes its chunks in turn within the
+// team, so that G_t crosses memory once per batch: a chunk's update finds the tile that the chunk
+// before wrote still in cache (docs/results/factor_chunks).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
@@ -58,6 +61,7 @@ struct FactorProductKernel {
   MessageView<Message> messages;
   std::uint64_t message_stride = 0, sign_at = 0;
   int count = 0;
+  int chunk = 0;  // messages staged at once (team_bytes()): the team takes count / chunk chunks in turn
   FactorView factors;
   std::uint32_t factor_stride = 0, factor_right = 0;
   std::uint64_t factor_message = 0;
@@ -68,10 +72,12 @@ struct FactorProductKernel {
   // the 16-byte step it adds puts the rows that the lanes of a warp read at once (nb > 1) in other
   // shared-memory banks.
   KOKKOS_INLINE_FUNCTION int right_row() const { return pairs_per_team() + 1; }
-  // Scalars of scratch memory a team stages: the left factors, then the right ones.
-  KOKKOS_INLINE_FUNCTION int left_scalars() const { return count * inner_per_team(); }
-  KOKKOS_INLINE_FUNCTION int right_scalars() const { return count * nb * nb * right_row(); }
-  std::size_t team_bytes() const { return Staged::shmem_size(left_scalars()) + Staged::shmem_size(right_scalars()); }
+  // Scalars of scratch memory a team stages for n messages: the left factors, then the right ones.
+  KOKKOS_INLINE_FUNCTION int left_scalars(int n) const { return n * inner_per_team(); }
+  KOKKOS_INLINE_FUNCTION int right_scalars(int n) const { return n * nb * nb * right_row(); }
+  std::size_t team_bytes() const {
+    return Staged::shmem_size(left_scalars(chunk)) + Staged::shmem_size(right_scalars(chunk));
+  }
   std::int64_t league(std::uint32_t rows) const { return static_cast<std::int64_t>(inner_tiles) * pair_tiles * rows; }
 
   // The team shape with the least scratch memory per message (the left factors take kLanes·inner_warps
@@ -94,10 +100,11 @@ struct FactorProductKernel {
     return Real(0.5) * static_cast<Real>(messages(j * message_stride + sign_at).real());
   }
 
-  // Staged value s of a team (exchange row x, first inner index inner0, first pair pair0): below n_left
-  // the weighted left factor of message s / per_left at inner index inner0 + s % per_left, above it the
-  // right factor of the remaining index's message, (b3, b4) and pair.
-  KOKKOS_INLINE_FUNCTION Scalar staged_value(int s, int n_left, std::uint32_t x, std::uint32_t inner0,
+  // Staged value s of a team's chunk (its first message j0, exchange row x, first inner index inner0,
+  // first pair pair0): below n_left the weighted left factor of message j0 + s / per_left at inner
+  // index inner0 + s % per_left, above it the right factor of the remaining index's message, (b3, b4)
+  // and pair.
+  KOKKOS_INLINE_FUNCTION Scalar staged_value(int s, int n_left, int j0, std::uint32_t x, std::uint32_t inner0,
                                              std::uint32_t pair0) const {
     const bool is_left = s < n_left;
     std::uint32_t j = 0, at = x * factor_stride;
@@ -122,6 +129,7 @@ struct FactorProductKernel {
       inside = p < static_cast<std::uint32_t>(pairs_per_team()) && pair < pair_size;
       at += factor_right + b34 + nb * nb * pair;
     }
+    j += static_cast<std::uint32_t>(j0);
     const Real w = weight(static_cast<int>(j));
     const Scalar factor = factors(j * factor_message + (inside ? at : 0));
     return inside && w != Real(0) ? (is_left ? w * factor : factor) : Scalar();
@@ -148,22 +156,40 @@ struct FactorProductKernel {
     return true;
   }
 
-  // Team t: its inner tile, then its pair tile, then its exchange row, so that the teams running
+  struct Tile {
+    std::uint32_t x, inner0, pair0;  // exchange row, first inner index, first pair
+  };
+  // Team t's tile: its inner tile, then its pair tile, then its exchange row, so that the teams running
   // together share the right factors of a pair tile.
-  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+  KOKKOS_INLINE_FUNCTION Tile tile_of(const Team& team) const {
     const auto rank = static_cast<std::uint32_t>(team.league_rank());
     const std::uint32_t inner_tile = rank % inner_tiles, pair_tile = rank / inner_tiles % pair_tiles;
-    const std::uint32_t x = first_row + rank / inner_tiles / pair_tiles;
-    const std::uint32_t inner0 = inner_tile * inner_per_team(), pair0 = pair_tile * pairs_per_team();
-    const int n_inner = inner_per_team(), n_right = nb * nb * right_row();
-    Staged left(team.team_scratch(0), left_scalars());
-    Staged right(team.team_scratch(0), right_scalars());
-    // Each thread loads kStage staged values before it stores any, so that they are in flight together
-    // (value by value, the team waited for a round trip to L2 per value). The weight and the factor
-    // are loaded without waiting for each other: padding messages (weight 0), whose tables were never
-    // written, and positions past the last inner index or pair stage zeros after the load, since
-    // 0 · NaN would not vanish.
-    const int n_left = left_scalars(), total = n_left + right_scalars();
+    return {first_row + rank / inner_tiles / pair_tiles, inner_tile * inner_per_team(), pair_tile * pairs_per_team()};
+  }
+
+  // The batch's chunks in turn through the same scratch memory; the barrier before a chunk's staging
+  // lets every thread finish reading the chunk before.
+  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+    const Staged left(team.team_scratch(0), left_scalars(chunk));
+    const Staged right(team.team_scratch(0), right_scalars(chunk));
+    for (int j0 = 0; j0 < count; j0 += chunk) {
+      const int n = count - j0 < chunk ? count - j0 : chunk;
+      if (j0 > 0) team.team_barrier();
+      stage(team, left, right, n, j0);
+      team.team_barrier();
+      add_products(team, left, right, n);
+    }
+  }
+
+  // Stages the factors of messages j0 … j0 + n − 1. Each thread loads kStage staged values before it
+  // stores any, so that they are in flight together (value by value, the team waited for a round trip
+  // to L2 per value). The weight and the factor are loaded without waiting for each other: padding
+  // messages (weight 0), whose tables were never written, and positions past the last inner index or
+  // pair stage zeros after the load, since 0 · NaN would not vanish.
+  KOKKOS_INLINE_FUNCTION void stage(const Team& team, const Staged& left, const Staged& right, int n, int j0) const {
+    const Tile tile = tile_of(team);
+    const std::uint32_t x = tile.x, inner0 = tile.inner0, pair0 = tile.pair0;
+    const int n_left = left_scalars(n), total = n_left + right_scalars(n);
     const int size = team.team_size();
     for (int first = team.team_rank(); first < total; first += size * kStage) {
       Scalar value[kStage];
@@ -171,7 +197,7 @@ struct FactorProductKernel {
 #pragma unroll
 #endif
       for (int k = 0; k < kStage; ++k)
-        if (first + size * k < total) value[k] = staged_value(first + size * k, n_left, x, inner0, pair0);
+        if (first + size * k < total) value[k] = staged_value(first + size * k, n_left, j0, x, inner0, pair0);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -181,7 +207,13 @@ struct FactorProductKernel {
         else if (s < total) right(s - n_left) = value[k];
       }
     }
-    team.team_barrier();
+  }
+
+  // Adds the staged chunk's products, n messages, to each thread's G_t entries.
+  KOKKOS_INLINE_FUNCTION void add_products(const Team& team, const Staged& left, const Staged& right, int n) const {
+    const Tile tile = tile_of(team);
+    const std::uint32_t x = tile.x, inner0 = tile.inner0, pair0 = tile.pair0;
+    const int n_inner = inner_per_team(), n_right = nb * nb * right_row();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kThreads), [&](const int t) {
       int i = 0, first_pair = 0;
       std::uint64_t first = 0;
@@ -192,7 +224,7 @@ struct FactorProductKernel {
       // Real and imaginary parts apart, each product added in two fused multiply-adds: four per complex
       // term, where `sum += l * r` compiled to six (a product, then its sum).
       Real re[kPairs] = {}, im[kPairs] = {};
-      for (int j = 0; j < count; ++j) {
+      for (int j = 0; j < n; ++j) {
         const Scalar l = left(j * n_inner + i);
         const int row = j * n_right + b34 * right_row() + first_pair;
 #ifdef __CUDA_ARCH__
