@@ -298,6 +298,13 @@ KOKKOS_INLINE_FUNCTION void add_to(const Kokkos::View<Scalar*>& slice, std::uint
 template <class Message>
 using MessageView = Kokkos::View<const Message*, Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
 
+// The weight sign/2 of a staged message whose sign is the value at `sign` of `messages` (after its G_σ
+// slots); 0 for padding, whose slots were never written.
+template <class Real, class Message>
+KOKKOS_INLINE_FUNCTION Real message_weight(const MessageView<Message>& messages, std::uint64_t sign) {
+  return Real(0.5) * static_cast<Real>(messages(sign).real());
+}
+
 // out[j + M·i] = in[i + M·j] for both spins (2M² values, G_up then G_down), through 32 × 32 tiles in
 // team scratch memory so that both the reads and the writes are coalesced. Each thread loads kBatch
 // values into registers before it stores any of them to scratch, so that they are in flight together.
@@ -460,9 +467,8 @@ struct ChannelKernel {
     Scalar up, down;
   };
 
-  // The weight sign/2 of message j; 0 for padding, whose G_σ slots were never written.
   KOKKOS_INLINE_FUNCTION Real weight(int j) const {
-    return Real(0.5) * static_cast<Real>(messages(j * message_stride + 2 * g_size).real());
+    return message_weight<Real>(messages, j * message_stride + 2 * g_size);
   }
 
   // Frequencies of a thread's diagonal: known when compiled unless it is spread over warps (with the

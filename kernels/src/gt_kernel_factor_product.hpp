@@ -56,7 +56,7 @@ struct FactorProductKernel {
   // inner index.
   FastDivisor per_left, per_right, row_of_right, orbitals;
   // Message j (< count) of the pass: its sign at j·message_stride + sign_at of `messages` (its weight
-  // is sign/2, as in ChannelKernel), its factor tables at j·factor_message of `factors`: left at
+  // is message_weight), its factor tables at j·factor_message of `factors`: left at
   // x·F + (b1 + nb·b2 + nb²·(k1 + Nc·w1)), right at factor_right + x·F + (b3 + nb·b4 + nb²·pair).
   MessageView<Message> messages;
   std::uint64_t message_stride = 0, sign_at = 0;
@@ -96,9 +96,7 @@ struct FactorProductKernel {
     orbitals = FastDivisor(static_cast<std::uint32_t>(nb * nb * nb * nb));
   }
 
-  KOKKOS_INLINE_FUNCTION Real weight(int j) const {
-    return Real(0.5) * static_cast<Real>(messages(j * message_stride + sign_at).real());
-  }
+  KOKKOS_INLINE_FUNCTION Real weight(int j) const { return message_weight<Real>(messages, j * message_stride + sign_at); }
 
   // Staged value s of a team's chunk (its first message j0, exchange row x, first inner index inner0,
   // first pair pair0): below n_left the weighted left factor of message j0 + s / per_left at inner
