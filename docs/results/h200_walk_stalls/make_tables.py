@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Prints every table of README.md from the files of this folder and writes stalls_summary.json and
 batch_summary.json, which README.md cites (python3 make_tables.py)."""
-import csv
 import glob
 import json
 import os
@@ -46,14 +45,9 @@ def registers_read(sass):
 
 
 def stall_profile(csv_path):
-    rows = list(csv.reader(open(csv_path)))
-    head, data = rows[1], rows[2:]
-    col = head.index
-    samples = [int(r[col("Warp Stall Sampling (All Samples)")]) for r in data]
-    executed = [int(r[col("Instructions Executed")] or 0) for r in data]
-    sass = [r[col("Source")] for r in data]
+    samples, executed, sass = tables_lib.ncu_source(csv_path)
     total = sum(samples)
-    top = max(range(len(data)), key=lambda i: samples[i])
+    top = max(range(len(sass)), key=lambda i: samples[i])
     # The instruction that wrote what the top one waits for: the nearest one before it writing one of
     # the registers it reads (loads first).
     producer = None
