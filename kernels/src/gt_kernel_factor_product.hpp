@@ -96,62 +96,8 @@ struct FactorProductKernel {
     orbitals = FastDivisor(static_cast<std::uint32_t>(nb * nb * nb * nb));
   }
 
-  KOKKOS_INLINE_FUNCTION Real weight(int j) const { return message_weight<Real>(messages, j * message_stride + sign_at); }
-
-  // Staged value s of a team's chunk (its first message j0, exchange row x, first inner index inner0,
-  // first pair pair0): below n_left the weighted left factor of message j0 + s / per_left at inner
-  // index inner0 + s % per_left, above it the right factor of the remaining index's message, (b3, b4)
-  // and pair.
-  KOKKOS_INLINE_FUNCTION Scalar staged_value(int s, int n_left, int j0, std::uint32_t x, std::uint32_t inner0,
-                                             std::uint32_t pair0) const {
-    const bool is_left = s < n_left;
-    std::uint32_t j = 0, at = x * factor_stride;
-    bool inside = false;
-    if (is_left) {
-      std::uint32_t inner = 0;
-      per_left.divide(static_cast<std::uint32_t>(s), j, inner);
-      inner += inner0;
-      inside = inner < inner_size;
-      if (nb == 1) {
-        at += inner;
-      } else {  // b1 + nb·b2 + nb²·(k1 + Nc·w1)
-        std::uint32_t b12 = 0, k1w1 = 0;
-        orbitals.divide(inner, k1w1, b12);  // b12 = b1 + nb·b2 + nb²·(b3 + nb·b4)
-        at += b12 % (nb * nb) + nb * nb * k1w1;
-      }
-    } else {
-      std::uint32_t rest = 0, b34 = 0, p = 0;
-      per_right.divide(static_cast<std::uint32_t>(s - n_left), j, rest);
-      row_of_right.divide(rest, b34, p);
-      const std::uint32_t pair = pair0 + p;
-      inside = p < static_cast<std::uint32_t>(pairs_per_team()) && pair < pair_size;
-      at += factor_right + b34 + nb * nb * pair;
-    }
-    j += static_cast<std::uint32_t>(j0);
-    const Real w = weight(static_cast<int>(j));
-    const Scalar factor = factors(j * factor_message + (inside ? at : 0));
-    return inside && w != Real(0) ? (is_left ? w * factor : factor) : Scalar();
-  }
-
-  // Virtual thread t of a team (exchange row x, first inner index inner0, first pair pair0): its inner
-  // index i in the tile, its first pair in the tile, the G_t entry of its first pair and which of its
-  // kPairs entries (bit p) are in the slice; false past the last inner index.
-  KOKKOS_INLINE_FUNCTION bool thread_entries(int t, std::uint32_t x, std::uint32_t inner0, std::uint32_t pair0, int& i,
-                                             int& first_pair, std::uint64_t& first, std::uint32_t& in_slice) const {
-    const int lane = t % kLanes, warp = t / kLanes;
-    i = (warp % inner_warps) * kLanes + lane, first_pair = (warp / inner_warps) * kPairs;
-    const std::uint32_t inner = inner0 + static_cast<std::uint32_t>(i);
-    if (inner >= inner_size) return false;
-    first = inner + static_cast<std::uint64_t>(inner_size) * (pair0 + first_pair + static_cast<std::uint64_t>(pair_size) * x);
-    in_slice = 0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int p = 0; p < kPairs; ++p) {
-      const std::uint64_t entry = first + static_cast<std::uint64_t>(inner_size) * p;
-      if (pair0 + first_pair + p < pair_size && entry >= begin && entry < end) in_slice |= 1u << p;
-    }
-    return true;
+  KOKKOS_INLINE_FUNCTION Real weight(int j) const {
+    return message_weight<Real>(messages, j * message_stride + sign_at);
   }
 
   struct Tile {
@@ -165,17 +111,73 @@ struct FactorProductKernel {
     return {first_row + rank / inner_tiles / pair_tiles, inner_tile * inner_per_team(), pair_tile * pairs_per_team()};
   }
 
+  // Staged value s of a team's chunk (its first message j0): below n_left the weighted left factor of
+  // message j0 + s / per_left at inner index inner0 + s % per_left, above it the right factor of the
+  // remaining index's message, (b3, b4) and pair.
+  KOKKOS_INLINE_FUNCTION Scalar staged_value(int s, int n_left, int j0, const Tile& tile) const {
+    const bool is_left = s < n_left;
+    std::uint32_t j = 0, at = tile.x * factor_stride;
+    bool inside = false;
+    if (is_left) {
+      std::uint32_t inner = 0;
+      per_left.divide(static_cast<std::uint32_t>(s), j, inner);
+      inner += tile.inner0;
+      inside = inner < inner_size;
+      if (nb == 1) {
+        at += inner;
+      } else {  // b1 + nb·b2 + nb²·(k1 + Nc·w1)
+        std::uint32_t b12 = 0, k1w1 = 0;
+        orbitals.divide(inner, k1w1, b12);  // b12 = b1 + nb·b2 + nb²·(b3 + nb·b4)
+        at += b12 % (nb * nb) + nb * nb * k1w1;
+      }
+    } else {
+      std::uint32_t rest = 0, b34 = 0, p = 0;
+      per_right.divide(static_cast<std::uint32_t>(s - n_left), j, rest);
+      row_of_right.divide(rest, b34, p);
+      const std::uint32_t pair = tile.pair0 + p;
+      inside = p < static_cast<std::uint32_t>(pairs_per_team()) && pair < pair_size;
+      at += factor_right + b34 + nb * nb * pair;
+    }
+    j += static_cast<std::uint32_t>(j0);
+    const Real w = weight(static_cast<int>(j));
+    const Scalar factor = factors(j * factor_message + (inside ? at : 0));
+    return inside && w != Real(0) ? (is_left ? w * factor : factor) : Scalar();
+  }
+
+  // Virtual thread t of a team: its inner index i in the tile, its first pair in the tile, the G_t entry
+  // of its first pair and which of its kPairs entries (bit p) are in the slice; false past the last
+  // inner index.
+  KOKKOS_INLINE_FUNCTION bool thread_entries(int t, const Tile& tile, int& i, int& first_pair, std::uint64_t& first,
+                                             std::uint32_t& in_slice) const {
+    const int lane = t % kLanes, warp = t / kLanes;
+    i = (warp % inner_warps) * kLanes + lane, first_pair = (warp / inner_warps) * kPairs;
+    const std::uint32_t inner = tile.inner0 + static_cast<std::uint32_t>(i);
+    if (inner >= inner_size) return false;
+    const std::uint64_t pair = tile.pair0 + first_pair;
+    first = inner + static_cast<std::uint64_t>(inner_size) * (pair + static_cast<std::uint64_t>(pair_size) * tile.x);
+    in_slice = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int p = 0; p < kPairs; ++p) {
+      const std::uint64_t entry = first + static_cast<std::uint64_t>(inner_size) * p;
+      if (pair + p < pair_size && entry >= begin && entry < end) in_slice |= 1u << p;
+    }
+    return true;
+  }
+
   // The batch's chunks in turn through the same scratch memory; the barrier before a chunk's staging
   // lets every thread finish reading the chunk before.
   KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
     const Staged left(team.team_scratch(0), left_scalars(chunk));
     const Staged right(team.team_scratch(0), right_scalars(chunk));
+    const Tile tile = tile_of(team);
     for (int j0 = 0; j0 < count; j0 += chunk) {
       const int n = count - j0 < chunk ? count - j0 : chunk;
       if (j0 > 0) team.team_barrier();
-      stage(team, left, right, n, j0);
+      stage(team, tile, left, right, n, j0);
       team.team_barrier();
-      add_products(team, left, right, n);
+      add_products(team, tile, left, right, n);
     }
   }
 
@@ -184,9 +186,8 @@ struct FactorProductKernel {
   // to L2 per value). The weight and the factor are loaded without waiting for each other: padding
   // messages (weight 0), whose tables were never written, and positions past the last inner index or
   // pair stage zeros after the load, since 0 · NaN would not vanish.
-  KOKKOS_INLINE_FUNCTION void stage(const Team& team, const Staged& left, const Staged& right, int n, int j0) const {
-    const Tile tile = tile_of(team);
-    const std::uint32_t x = tile.x, inner0 = tile.inner0, pair0 = tile.pair0;
+  KOKKOS_INLINE_FUNCTION void stage(const Team& team, const Tile& tile, const Staged& left, const Staged& right, int n,
+                                    int j0) const {
     const int n_left = left_scalars(n), total = n_left + right_scalars(n);
     const int size = team.team_size();
     for (int first = team.team_rank(); first < total; first += size * kStage) {
@@ -195,7 +196,7 @@ struct FactorProductKernel {
 #pragma unroll
 #endif
       for (int k = 0; k < kStage; ++k)
-        if (first + size * k < total) value[k] = staged_value(first + size * k, n_left, j0, x, inner0, pair0);
+        if (first + size * k < total) value[k] = staged_value(first + size * k, n_left, j0, tile);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -208,16 +209,15 @@ struct FactorProductKernel {
   }
 
   // Adds the staged chunk's products, n messages, to each thread's G_t entries.
-  KOKKOS_INLINE_FUNCTION void add_products(const Team& team, const Staged& left, const Staged& right, int n) const {
-    const Tile tile = tile_of(team);
-    const std::uint32_t x = tile.x, inner0 = tile.inner0, pair0 = tile.pair0;
+  KOKKOS_INLINE_FUNCTION void add_products(const Team& team, const Tile& tile, const Staged& left, const Staged& right,
+                                           int n) const {
     const int n_inner = inner_per_team(), n_right = nb * nb * right_row();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kThreads), [&](const int t) {
       int i = 0, first_pair = 0;
       std::uint64_t first = 0;
       std::uint32_t in_slice = 0;  // bit p: pair p's entry is in the slice
-      if (!thread_entries(t, x, inner0, pair0, i, first_pair, first, in_slice)) return;
-      const std::uint32_t inner = inner0 + static_cast<std::uint32_t>(i);
+      if (!thread_entries(t, tile, i, first_pair, first, in_slice)) return;
+      const std::uint32_t inner = tile.inner0 + static_cast<std::uint32_t>(i);
       const int b34 = static_cast<int>(inner / (nb * nb) % (nb * nb));  // b3 + nb·b4
       // Real and imaginary parts apart, each product added in two fused multiply-adds: four per complex
       // term, where `sum += l * r` compiled to six (a product, then its sum).
