@@ -512,7 +512,8 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
 // in slots 0 … count − 1), added to the slice by FactorProductKernel in one pass over the slice. A team
 // stages as many messages at once as its scratch memory holds within the execution space's limit (on
 // GPUs 48 KiB less what Kokkos may keep for itself: at nb = 1 in complex<double> 25 messages), larger
-// batches in chunks of even size that the team takes in turn.
+// batches in chunks of even size that the team takes in turn (a kernel of its own: the OneChunk and
+// Chunks forms of FactorProductKernel).
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageScalar* messages, int count) const {
   using Kernel = detail::FactorProductKernel<Scalar, MessageScalar>;
@@ -548,9 +549,14 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
 #else
   constexpr int kTeam = 1;  // host teams are one thread, which walks the team's warps in turn
 #endif
-  typename Kernel::Policy policy(exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
-  Kokkos::parallel_for(label_ + "::factor_product", policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())),
-                       kernel);
+  const auto launch = [&](auto tag) {
+    typename Kernel::template TaggedPolicy<decltype(tag)> policy(
+        exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
+    Kokkos::parallel_for(label_ + "::factor_product",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())), kernel);
+  };
+  if (chunks == 1) launch(typename Kernel::OneChunk{});
+  else launch(typename Kernel::Chunks{});
 }
 
 template <class Scalar, class MessageScalar>

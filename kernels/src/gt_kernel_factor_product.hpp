@@ -31,7 +31,12 @@ struct FactorProductKernel {
   // before its sums (80 registers bounded, 110 unbounded) an H200 ran the pass 18–21 % slower
   // (docs/results/h200_factor_tiles).
   using Bounds = Kokkos::LaunchBounds<256, 4>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Bounds>;
+  // Work tags of the two forms (operator()): a batch within one chunk, a larger batch.
+  struct OneChunk {};
+  struct Chunks {};
+  template <class Tag>
+  using TaggedPolicy = Kokkos::TeamPolicy<ExecSpace, Bounds, Tag>;
+  using Policy = TaggedPolicy<Chunks>;
   using Team = typename Policy::member_type;
   using Staged = Kokkos::View<Scalar*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int kLanes = 32;    // consecutive inner indices of a warp: coalesced G_t rows
@@ -166,9 +171,20 @@ struct FactorProductKernel {
     return true;
   }
 
-  // The batch's chunks in turn through the same scratch memory; the barrier before a chunk's staging
-  // lets every thread finish reading the chunk before.
-  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+  // A batch within one chunk (count ≤ chunk), compiled apart from the chunk loop: with it, ptxas spills
+  // two tile constants in complex<double> (docs/results/factor_chunks), without it none.
+  KOKKOS_INLINE_FUNCTION void operator()(OneChunk, const Team& team) const {
+    const Staged left(team.team_scratch(0), left_scalars(chunk));
+    const Staged right(team.team_scratch(0), right_scalars(chunk));
+    const Tile tile = tile_of(team);
+    stage(team, tile, left, right, count, 0);
+    team.team_barrier();
+    add_products(team, tile, left, right, count);
+  }
+
+  // A larger batch: its chunks in turn through the same scratch memory; the barrier before a chunk's
+  // staging lets every thread finish reading the chunk before.
+  KOKKOS_INLINE_FUNCTION void operator()(Chunks, const Team& team) const {
     const Staged left(team.team_scratch(0), left_scalars(chunk));
     const Staged right(team.team_scratch(0), right_scalars(chunk));
     const Tile tile = tile_of(team);
