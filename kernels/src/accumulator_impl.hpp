@@ -30,57 +30,6 @@ Kokkos::View<const int*> to_device(const std::vector<int>& values, const std::st
   return device;
 }
 
-// The thread order of `range` for kRows = rows exchange rows (momenta when a diagonal has more than one
-// step) × kSteps = thread_steps frequencies per thread, with `spread` warps walking each diagonal
-// together, `pair_warps` pairs a pair group and `block_chunks` chunks of 32 inner indices an inner block
-// (0: one block; decoded only by kernels whose body_entries take kInnerBlocks) (SliceOrder).
-detail::SliceOrder slice_order(const Dims& dims, SliceRange range, int rows, int thread_steps, int row_warps,
-                               int spread, int pair_warps, int block_chunks = 0) {
-  const int steps = thread_steps * spread;  // frequency steps of a diagonal
-  const auto extension = static_cast<std::uint64_t>(steps - 1);
-  constexpr std::uint64_t chunk = detail::SliceOrder::kChunk;
-  detail::SliceOrder order{};
-  static_cast<detail::SliceParts&>(order) = detail::slice_parts(dims, range);
-  const std::uint64_t inner_size = order.shape.inner_size.divisor();
-  const std::uint64_t pair_size = order.shape.pair_size.divisor();
-  const std::uint64_t per_frequency = inner_size / static_cast<std::uint64_t>(dims.n_freq);  // nb⁴·Nc
-  order.n_omega = static_cast<std::uint32_t>(dims.NOmega());
-  order.diagonal = static_cast<std::uint32_t>(steps);
-  order.spread = FastDivisor(static_cast<std::uint32_t>(spread));
-  if (order.row_count > 0) {
-    const auto nq = static_cast<std::uint64_t>(dims.NQ());
-    const std::uint64_t rows_in_slice = order.row_count;
-    const std::uint64_t first_omega = order.first_row / nq, last_omega = (order.first_row + rows_in_slice - 1) / nq;
-    const std::uint64_t windows = (last_omega - first_omega + static_cast<std::uint64_t>(steps)) / steps;
-    const std::uint64_t blocks = (nq + rows - 1) / rows;
-    const std::uint64_t groups = steps == 1 ? (rows_in_slice + rows - 1) / rows : blocks * windows;
-    const std::uint64_t inner_extended = inner_size + extension * per_frequency;
-    const std::uint64_t pairs_extended = pair_size + extension * static_cast<std::uint64_t>(dims.Nc());
-    const std::uint64_t chunks = (inner_extended + chunk - 1) / chunk;
-    const std::uint64_t tiles = (groups + row_warps - 1) / row_warps;
-    order.inner_extended = static_cast<std::uint32_t>(inner_extended);
-    order.inner_per_frequency = static_cast<std::uint32_t>(per_frequency);
-    order.first_omega = static_cast<std::uint32_t>(first_omega);
-    order.momentum_blocks = FastDivisor(static_cast<std::uint32_t>(blocks));
-    order.groups = static_cast<std::uint32_t>(groups);
-    order.row_warps = FastDivisor(static_cast<std::uint32_t>(row_warps));
-    // Inner blocks (block_chunks > 0): the chunks of a block, every pair, then the next block.
-    const std::uint64_t per_block = block_chunks > 0 ? std::min<std::uint64_t>(block_chunks, chunks) : chunks;
-    const std::uint64_t inner_blocks = (chunks + per_block - 1) / per_block;
-    order.inner_chunks = FastDivisor(static_cast<std::uint32_t>(per_block));
-    order.row_tiles = FastDivisor(static_cast<std::uint32_t>(tiles));
-    // A group of more pairs than there are would only add idle lanes: as many.
-    const std::uint64_t group_pairs = std::min<std::uint64_t>(static_cast<std::uint64_t>(pair_warps), pairs_extended);
-    const std::uint64_t pair_groups = (pairs_extended + group_pairs - 1) / group_pairs;
-    order.pair_warps = FastDivisor(static_cast<std::uint32_t>(group_pairs));
-    order.pair_groups = FastDivisor(static_cast<std::uint32_t>(pair_groups));
-    order.pairs_extended = static_cast<std::uint32_t>(pairs_extended);
-    order.body_threads = chunk * static_cast<std::uint64_t>(spread) * row_warps * group_pairs * per_block * tiles *
-                         pair_groups * inner_blocks;
-  }
-  return order;
-}
-
 // Whether Ω_j = Ω_0 + j for every exchange frequency j (ChannelKernel::consecutive_frequencies).
 bool consecutive(const std::vector<int>& frequencies) {
   for (std::size_t j = 1; j < frequencies.size(); ++j)
@@ -459,13 +408,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   Kernel kernel;
   kernel.slice = slice_;
   if constexpr (kSingle && kSteps > 1) {
-    kernel.order = slice_order(dims_, range_, dims_.NQ(), kSteps, 1, 1, 1);
+    kernel.order = detail::slice_order(dims_, range_, dims_.NQ(), kSteps, 1, 1, 1);
   } else if constexpr (kSingle) {  // one group per thread: every whole row (no row tiles, no row warps)
     kernel.rows_per_thread = static_cast<std::uint32_t>(dims_.NQ() * dims_.NOmega());
-    kernel.order = slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
+    kernel.order = detail::slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
   } else {
     // Only the hoisting kernels decode inner blocks (ChannelKernel::operator()).
-    kernel.order = slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1,
+    kernel.order = detail::slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1,
                                kHoisted ? inner_block_chunks() : 0);
   }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
@@ -572,7 +521,7 @@ int GtAccumulator<Scalar, MessageScalar>::tma_stages_in_use() const {
   if (!kTmaBuild || !tma_walk_channel(channel_) || walk_tma_stages_ == 0) return 0;
   // The walk in order's thread order (launch_with): whole warps need the partial row before the whole
   // rows and every 32 inner indices to fill warps; one row's 32 values must start 16-byte aligned.
-  const detail::SliceOrder order = slice_order(dims_, range_, dims_.NQ() * dims_.NOmega(), 1, 1, 1, pair_warps_for(true));
+  const detail::SliceOrder order = detail::slice_order(dims_, range_, dims_.NQ() * dims_.NOmega(), 1, 1, 1, pair_warps_for(true));
   constexpr std::uint64_t kWarp = 32;
   const bool whole_warps = order.head_count % kWarp == 0 && order.inner_extended % kWarp == 0;
   const auto first = reinterpret_cast<std::uintptr_t>(slice_.data() + order.head_count);

@@ -2,9 +2,9 @@
 // The factor product of the bubble channels' batches, in a pass of its own.
 //
 // ph_magnetic and ph_charge add w_j·(left_j(inner, x)·right_j(pair, x) − exchange term) per message j
-// (FactorKernel's tables, gt_kernel.hpp). Over a batch the factor part, Σ_j w_j·left_j·right_j, is for
-// each exchange row x a rank-`count` update of the (inner × pair) matrix of G_t: a matrix product
-// with `count` as its inner dimension. ChannelKernel with kFactorsApart adds the exchange term only;
+// (FactorKernel's tables, gt_kernel_tables.hpp). Over a batch the factor part, Σ_j w_j·left_j·right_j,
+// is for each exchange row x a rank-`count` update of the (inner × pair) matrix of G_t: a matrix
+// product with `count` as its inner dimension. ChannelKernel with kFactorsApart adds the exchange term only;
 // this kernel adds the factor part the way matrix products are tiled: a team takes one exchange row,
 // a tile of inner indices and a tile of pairs, stages every weighted left factor and every right
 // factor of the tile for a chunk of the messages in team scratch memory (all loads in flight together,
@@ -19,7 +19,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "gt_kernel.hpp"
+#include "gt_kernel_access.hpp"
+#include "ringcomm/gt/accumulator.hpp"
+#include "ringcomm/gt/fast_divisor.hpp"
 
 namespace ringcomm::gt::detail {
 

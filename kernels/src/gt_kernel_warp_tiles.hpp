@@ -1,6 +1,6 @@
 #pragma once
 // The previous G_t kernel (git 3184363, kernels/src/gt_kernel.hpp), kept in its own namespace with
-// its device code unchanged (it decodes indices with gt_kernel.hpp's EntryShape now, which compiles
+// its device code unchanged (it decodes indices with slice_order.hpp's EntryShape now, which compiles
 // to the same PTX for sm_90): one message per launch, one entry per thread, the warps of a block covering `row_tile`
 // exchange rows of the same 32 inner entries. It was the faster one for pp_up_down in double with one
 // message per pass until gt_kernel_single_message.hpp (docs/results/h200_single_message), and is kept
@@ -10,10 +10,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "gt_kernel.hpp"
+#include "gt_kernel_access.hpp"
 #include "ringcomm/gt/accumulator.hpp"
 #include "ringcomm/gt/dims.hpp"
 #include "ringcomm/gt/fast_divisor.hpp"
+#include "slice_order.hpp"
 
 namespace ringcomm::gt::detail::warp_tiles {
 
@@ -22,7 +23,7 @@ struct EntryIndex : OuterIndex {
   int iQ, iOmega;
 };
 
-// The indices of an entry from its three parts (gt_kernel.hpp's EntryShape, and the exchange).
+// The indices of an entry from its three parts (slice_order.hpp's EntryShape, and the exchange).
 KOKKOS_INLINE_FUNCTION EntryIndex compose(const EntryShape& shape, std::uint32_t inner, std::uint32_t pair,
                                           std::uint32_t exchange) {
   EntryIndex x{};

@@ -77,7 +77,8 @@ class GtAccumulator {
   // Each thread of the kernel updates the entries of one inner index and pair for a block of
   // exchange momenta Q (the row tile) and a window of consecutive exchange frequencies Ω (the
   // frequency steps), walking the frequency diagonal on which one of its two G_σ values stays the
-  // same (SliceOrder in gt_kernel.hpp): index decoding and G_σ reads are shared by those entries.
+  // same (SliceOrder, kernels/src/slice_order.hpp): index decoding and G_σ reads are shared by those
+  // entries.
   // Row tile: 1, 2, 4 or 8 momenta; frequency steps: 1, 2 or 4; anything else throws ringcomm::Error.
   // Unless set, the row tile follows the channel, the precision and whether messages come in batches
   // (default_exchange_row_tile), and a thread walks one frequency but where default_frequency_steps
