@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Prints the table of README.md from the files of cpu/ and writes chunks_summary.json, which README.md
-cites (python3 make_tables.py)."""
+"""Prints the tables of README.md from the files of cpu/ and h200/ and writes chunks_summary.json, which
+README.md cites (python3 make_tables.py)."""
+import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -30,7 +32,75 @@ def cpu_cases():
     return out
 
 
+def h200_kernel_bandwidth():
+    """One record per (nb, precision, channel, batch) of h200/kb_*.json: the kernel time per message of both
+    rounds of final (aa42c75) and chunks (ce92630), chunks over final (means), and chunks' time per message
+    over the copy's (the mean of its rounds)."""
+    times = tables_lib.grouped(
+        (dict(r, binary=name.split("_")[1]) for name, r in tables_lib.results(HERE, "h200/kb_*.json")),
+        key=lambda r: tables_lib.case(r) + (r["batch"],), column=lambda r: r["binary"], value=lambda r: r)
+    out = []
+    for (nb, precision, channel, batch), by in sorted(times.items(), key=lambda kv: tables_lib.order(kv[0])):
+        final = [1e3 * r["kernel_seconds"] for r in by["final"]]
+        chunks = [1e3 * r["kernel_seconds"] for r in by["chunks"]]
+        out.append({"nb": nb, "precision": precision, "channel": channel, "batch": batch, "final_ms": final,
+                    "chunks_ms": chunks, "chunks_over_final": statistics.mean(chunks) / statistics.mean(final),
+                    "chunks_per_message": statistics.mean(tables_lib.per_message(r) for r in by["chunks"])})
+    return out
+
+
+def h200_ring_compare():
+    """One record per h200/rc_<binary>_B<batch>_<scalar>_<channel>.json: its time per measurement over the
+    floor, in ms, and the work space of the batch."""
+    out = []
+    for f in sorted(glob.glob(os.path.join(HERE, "h200/rc_*.json"))):
+        binary, batch, scalar, channel = re.match(r"rc_(\w+?)_B(\d+)_(\w+?)_(\w+)\.json", os.path.basename(f)).groups()
+        run = json.load(open(f))["runs"][0]
+        out.append({"binary": binary, "batch": int(batch), "scalar": scalar, "channel": channel,
+                    "fraction_of_floor": run["fraction_of_floor"], "ms": 1e3 * run["seconds_per_measurement"],
+                    "work_gb": 1e-9 * run["gt_work_bytes_per_rank"]})
+    return out
+
+
+def h200_factor_pass():
+    """Nsight Compute's launches of FactorProductKernel at B = 32 (h200/details_<binary>_*.txt, two each):
+    their durations, and the binary's time for one batch (final: both launches, chunks: one)."""
+    out = []
+    for binary in ("final", "chunks"):
+        path = glob.glob(os.path.join(HERE, "h200/details_%s_b32_double_ph_magnetic.txt" % binary))[0]
+        durations = [float(m.group(1)) for m in re.finditer(r"^\s{4}Duration\s+ms\s+([\d.]+)", open(path).read(), re.M)]
+        out.append({"binary": binary, "launch_ms": durations,
+                    "batch_ms": sum(durations) if binary == "final" else durations[0]})
+    return out
+
+
+def h200_checks():
+    """The GPU kernel suites' passed counts and --verify-sample's largest relative error."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(HERE, "h200/tests_chunks_*.txt"))):
+        m = re.search(r"\[  PASSED  \] (\d+) tests", open(f).read())
+        out[os.path.basename(f)[:-4]] = int(m.group(1)) if m else 0
+    for f in sorted(glob.glob(os.path.join(HERE, "h200/verify_*.json"))):
+        out[os.path.basename(f)[:-5]] = json.load(open(f))["runs"][0]["sample_max_relative_error"]
+    return out
+
+
 def main():
+    kb, rc, factor, checks = h200_kernel_bandwidth(), h200_ring_compare(), h200_factor_pass(), h200_checks()
+    rows = {(c["nb"], c["precision"], c["channel"], c["batch"]):
+            {"final ms": c["final_ms"], "chunks ms": c["chunks_ms"], "chunks / final": [c["chunks_over_final"]],
+             "chunks x copy": [c["chunks_per_message"]]} for c in kb}
+    print_table("H200 kernel_bandwidth, kernel time per message (two rounds), final = aa42c75, chunks = ce92630",
+                ("nb", "precision", "channel", "batch"), ("final ms", "chunks ms", "chunks / final", "chunks x copy"),
+                rows)
+    rows = {(r["scalar"], r["channel"], r["batch"]): {} for r in rc}
+    for r in rc:
+        rows[(r["scalar"], r["channel"], r["batch"])][r["binary"]] = [r["fraction_of_floor"]]
+    print_table("H200 ring_compare, paper size, x floor", ("scalar", "channel", "batch"), ("final", "chunks"), rows,
+                sort=lambda k: k)
+    for f in factor:
+        print("factor pass at B = 32, %s: launches %s ms, a batch %.2f ms" % (f["binary"], f["launch_ms"], f["batch_ms"]))
+    print(checks)
     cases = cpu_cases()
     rows = {(c["nb"], c["precision"], c["channel"], c["batch"]):
             {"old ms (rounds)": c["old_ms"], "new ms (rounds)": c["new_ms"], "new / old (medians)": [c["new_over_old"]]}
@@ -39,7 +109,8 @@ def main():
                 ("nb", "precision", "channel", "batch"), ("old ms (rounds)", "new ms (rounds)", "new / old (medians)"),
                 rows, fmt="%.2f")
     with open(os.path.join(HERE, "chunks_summary.json"), "w") as f:
-        json.dump({"cpu": cases}, f, indent=1)
+        json.dump({"cpu": cases, "h200_kernel_bandwidth": kb, "h200_ring_compare": rc, "h200_factor_pass": factor,
+                   "h200_checks": checks}, f, indent=1)
         f.write("\n")
 
 
