@@ -4,7 +4,6 @@
 import glob
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -35,13 +34,8 @@ def kernel_bandwidth():
 
 def ring_compare():
     """Every h200/rc_<binary>_B<batch>_<scalar>_<channel>_<round>.json: time per measurement over the floor."""
-    out = []
-    for f in sorted(glob.glob(os.path.join(HERE, "h200/rc_*.json"))):
-        binary, batch, scalar, channel, rnd = re.match(r"rc_(\w+?)_B(\d+)_(\w+?)_(\w+)_(\d)\.json",
-                                                       os.path.basename(f)).groups()
-        out.append({"binary": binary, "batch": int(batch), "scalar": scalar, "channel": channel, "round": int(rnd),
-                    "fraction_of_floor": json.load(open(f))["runs"][0]["fraction_of_floor"]})
-    return out
+    return [dict(fields, fraction_of_floor=run["fraction_of_floor"])
+            for fields, run in tables_lib.ring_compare_runs(HERE, "h200/rc_*.json")]
 
 
 def main():

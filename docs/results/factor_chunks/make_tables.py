@@ -52,14 +52,9 @@ def h200_kernel_bandwidth():
 def h200_ring_compare():
     """One record per h200/rc_<binary>_B<batch>_<scalar>_<channel>.json: its time per measurement over the
     floor, in ms, and the work space of the batch."""
-    out = []
-    for f in sorted(glob.glob(os.path.join(HERE, "h200/rc_*.json"))):
-        binary, batch, scalar, channel = re.match(r"rc_(\w+?)_B(\d+)_(\w+?)_(\w+)\.json", os.path.basename(f)).groups()
-        run = json.load(open(f))["runs"][0]
-        out.append({"binary": binary, "batch": int(batch), "scalar": scalar, "channel": channel,
-                    "fraction_of_floor": run["fraction_of_floor"], "ms": 1e3 * run["seconds_per_measurement"],
-                    "work_gb": 1e-9 * run["gt_work_bytes_per_rank"]})
-    return out
+    return [dict(fields, fraction_of_floor=run["fraction_of_floor"], ms=1e3 * run["seconds_per_measurement"],
+                 work_gb=1e-9 * run["gt_work_bytes_per_rank"])
+            for fields, run in tables_lib.ring_compare_runs(HERE, "h200/rc_*.json")]
 
 
 def h200_factor_pass():

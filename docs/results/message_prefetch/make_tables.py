@@ -4,7 +4,6 @@ cites (python3 make_tables.py)."""
 import glob
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -40,12 +39,9 @@ def kernel_bandwidth(run):
 
 def ring_compare(run):
     """Time per measurement over the floor of every h200/<run>/rc_<variant>_B<batch>_<scalar>_<channel>.json."""
-    out = []
-    for f in sorted(glob.glob(os.path.join(HERE, "h200", run, "rc_*.json"))):
-        variant, batch, scalar, channel = re.match(r"rc_(\w+?)_B(\d+)_(\w+?)_(\w+)\.json", os.path.basename(f)).groups()
-        out.append({"run": run, "variant": variant, "batch": int(batch), "scalar": scalar, "channel": channel,
-                    "fraction_of_floor": json.load(open(f))["runs"][0]["fraction_of_floor"]})
-    return out
+    return [{"run": run, "variant": fields["binary"], "batch": fields["batch"], "scalar": fields["scalar"],
+             "channel": fields["channel"], "fraction_of_floor": rc["fraction_of_floor"]}
+            for fields, rc in tables_lib.ring_compare_runs(HERE, "h200/%s/rc_*.json" % run)]
 
 
 def checks(run):
