@@ -62,7 +62,7 @@ def h200_factor_pass():
     their durations, and the binary's time for one batch (final: both launches, chunks: one)."""
     out = []
     for binary in ("final", "chunks"):
-        path = glob.glob(os.path.join(HERE, "h200/details_%s_b32_double_ph_magnetic.txt" % binary))[0]
+        path = os.path.join(HERE, "h200/details_%s_b32_double_ph_magnetic.txt" % binary)
         durations = [float(m.group(1)) for m in re.finditer(r"^\s{4}Duration\s+ms\s+([\d.]+)", open(path).read(), re.M)]
         out.append({"binary": binary, "launch_ms": durations,
                     "batch_ms": sum(durations) if binary == "final" else durations[0]})
