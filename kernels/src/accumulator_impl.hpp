@@ -194,11 +194,13 @@ void GtAccumulator<Scalar, MessageScalar>::operator()(const void* message, int /
     return apply(scalars, 1);
   }
   const int slot = scratch.staged;
-  prepare(scalars, slot);
-  const std::size_t entries = dims_.message_entries();
-  const auto first = static_cast<std::size_t>(slot) * entries;
-  const Kokkos::View<const MessageScalar*, Kokkos::MemoryUnmanaged> source(scalars, entries);
-  Kokkos::deep_copy(exec_, Kokkos::subview(scratch.messages, std::make_pair(first, first + entries)), source);
+  // The ph channels' transpose stages the message as it reads it; pp_up_down copies it.
+  if (!prepare(scalars, slot)) {
+    const std::size_t entries = dims_.message_entries();
+    const auto first = static_cast<std::size_t>(slot) * entries;
+    const Kokkos::View<const MessageScalar*, Kokkos::MemoryUnmanaged> source(scalars, entries);
+    Kokkos::deep_copy(exec_, Kokkos::subview(scratch.messages, std::make_pair(first, first + entries)), source);
+  }
   if (++scratch.staged == scratch.batch) flush();
 }
 
@@ -256,17 +258,24 @@ void GtAccumulator<Scalar, MessageScalar>::apply_with_warp_tiles(const MessageSc
   }
 }
 
-// Writes slot `slot`'s G_σ^T and bubble factors from `message`.
+// Writes slot `slot`'s G_σ^T and bubble factors from `message`; true when the transpose also staged
+// the message itself in the slot (a batch of a ph channel with transposed reads).
 template <class Scalar, class MessageScalar>
-void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message, int slot) const {
+bool GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message, int slot) const {
   const int m = dims_.M();
   const auto g_entries = static_cast<std::size_t>(m) * static_cast<std::size_t>(m);
-  const detail::MessageView<MessageScalar> g(message, 2 * g_entries);
-  if (channel_ != Channel::pp_up_down && transposed_reads_) {
+  const bool transposes = channel_ != Channel::pp_up_down && transposed_reads_;
+  const bool stages = transposes && scratch_->batch > 1;
+  if (transposes) {
     using Transpose = detail::TransposeKernel<MessageScalar>;
     const int tiles = (m + Transpose::kTile - 1) / Transpose::kTile;
     const std::size_t n = transposed_entries(dims_, channel_, true), first = n * static_cast<std::size_t>(slot);
-    const Transpose transpose{g, Kokkos::subview(scratch_->transposed, std::make_pair(first, first + n)), m, tiles};
+    const std::size_t entries = dims_.message_entries(), staged_at = entries * static_cast<std::size_t>(slot);
+    Kokkos::View<MessageScalar*> staged_copy;  // empty: the transpose writes G_σ^T only
+    if (stages) staged_copy = Kokkos::subview(scratch_->messages, std::make_pair(staged_at, staged_at + entries));
+    const Transpose transpose{detail::MessageView<MessageScalar>(message, entries),
+                              Kokkos::subview(scratch_->transposed, std::make_pair(first, first + n)), staged_copy, m,
+                              tiles};
     Kokkos::TeamPolicy<ExecSpace> policy(exec_, 2 * tiles * tiles, Kokkos::AUTO);
     Kokkos::parallel_for(label_ + "::transpose", policy.set_scratch_size(0, Kokkos::PerTeam(Transpose::scratch_bytes())),
                          transpose);
@@ -290,6 +299,7 @@ void GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message,
     if (channel_ == Channel::ph_magnetic) launch_factors(detail::FactorKernel<Scalar, MessageScalar, true>{});
     else launch_factors(detail::FactorKernel<Scalar, MessageScalar, false>{});
   }
+  return stages;
 }
 
 template <class Scalar, class MessageScalar>

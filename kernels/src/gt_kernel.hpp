@@ -5,7 +5,7 @@
 //   1. (ph channels) TransposeKernel (gt_kernel_tables.hpp) writes G_up^T and G_down^T, so that the
 //      G_σ value whose row is fixed by (pair, exchange) and whose column follows the inner index is
 //      read along a column of the copy: coalesced, where G_σ itself would give each lane of a warp its
-//      own cache line;
+//      own cache line (for a batch it also writes the message into its slot, as it reads it anyway);
 //   2. (ph_magnetic, ph_charge) FactorKernel (gt_kernel_tables.hpp) writes the two factors of the
 //      bubble term, left[(b1,b2,k1,w1), exchange] and right[(b3,b4,k2,w2), exchange] of
 //      D = G_up − G_down or S = G_up + G_down: a few hundred kB that stay in L2, instead of four

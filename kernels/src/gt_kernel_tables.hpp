@@ -29,6 +29,10 @@ struct TransposeKernel {
 
   MessageView<Message> in;
   Kokkos::View<Message*> out;
+  // When not empty, the message as it is (G_up, G_down and the sign: 2M² + 1 values, `in` as long):
+  // a batch stages its messages here while the transpose reads them anyway, so that a staged ph
+  // message is read once, not once more by a copy of its own.
+  Kokkos::View<Message*> copy;
   int m;
   int tiles;  // ⌈M / kTile⌉ per side
 
@@ -44,6 +48,9 @@ struct TransposeKernel {
     // Thread `rank` takes tile positions rank + size·j: with 256 threads (CUDA) one round of kBatch,
     // with one (Serial) 256 rounds.
     const int size = team.team_size(), rank = team.team_rank();
+    const bool copies = copy.extent(0) > 0;
+    const std::uint64_t sign_at = 2 * static_cast<std::uint64_t>(m) * m;  // the message's last value
+    if (copies && league == 0 && rank == 0) copy(sign_at) = in(sign_at);
     for (int first = rank; first < kTile * kTile; first += size * kBatch) {
       Message value[kBatch];
 #ifdef __CUDA_ARCH__
@@ -51,7 +58,11 @@ struct TransposeKernel {
 #endif
       for (int j = 0; j < kBatch; ++j) {
         const int t = first + size * j, r = tile_row + t % kTile, c = tile_col + t / kTile;
-        if (t < kTile * kTile && r < m && c < m) value[j] = in(matrix + r + static_cast<std::uint64_t>(m) * c);
+        if (t < kTile * kTile && r < m && c < m) {
+          const std::uint64_t at = matrix + r + static_cast<std::uint64_t>(m) * c;
+          value[j] = in(at);
+          if (copies) copy(at) = value[j];
+        }
       }
 #ifdef __CUDA_ARCH__
 #pragma unroll

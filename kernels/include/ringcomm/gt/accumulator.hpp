@@ -382,7 +382,8 @@ class GtAccumulator {
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
   void apply_factor_product(const Message* messages, int count) const;
-  void prepare(const Message* message, int slot) const;
+  // Writes a slot's transposed G_σ and bubble factors; true when that also staged the message.
+  bool prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
   // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
   // the settings other than the frequency steps go.
