@@ -113,6 +113,11 @@ struct FactorProductKernel {
   struct Tile {
     std::uint32_t x, inner0, pair0;  // exchange row, first inner index, first pair
   };
+  // The G_t entry (its index in all of G_t, not in the slice) of an inner index, pair and exchange row.
+  KOKKOS_INLINE_FUNCTION std::uint64_t entry_of(std::uint32_t inner, std::uint64_t pair, std::uint32_t x) const {
+    return inner + static_cast<std::uint64_t>(inner_size) * (pair + static_cast<std::uint64_t>(pair_size) * x);
+  }
+
   // Team t's tile: its inner tile, then its pair tile, then its exchange row, so that the teams running
   // together share the right factors of a pair tile.
   KOKKOS_INLINE_FUNCTION Tile tile_of(const Team& team) const {
@@ -164,7 +169,7 @@ struct FactorProductKernel {
     const std::uint32_t inner = tile.inner0 + static_cast<std::uint32_t>(i);
     if (inner >= inner_size) return false;
     const std::uint64_t pair = tile.pair0 + first_pair;
-    first = inner + static_cast<std::uint64_t>(inner_size) * (pair + static_cast<std::uint64_t>(pair_size) * tile.x);
+    first = entry_of(inner, pair, tile.x);
     in_slice = 0;
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -212,7 +217,7 @@ struct FactorProductKernel {
     for (int l = team.team_rank(); l < lines; l += team.team_size()) {
       const std::uint32_t inner = tile.inner0 + static_cast<std::uint32_t>(l % lines_per_pair * kPerLine);
       const std::uint32_t pair = tile.pair0 + static_cast<std::uint32_t>(l / lines_per_pair);
-      const std::uint64_t entry = inner + static_cast<std::uint64_t>(inner_size) * (pair + static_cast<std::uint64_t>(pair_size) * tile.x);
+      const std::uint64_t entry = entry_of(inner, pair, tile.x);
       if (inner < inner_size && pair < pair_size && entry >= begin && entry < end) prefetch_to_l2(slice.data() + (entry - begin));
     }
   }
