@@ -346,6 +346,9 @@ class GtAccumulator {
   // 7–12 % less time than 8 per measurement in every channel, double and mixed (ring_compare, one run
   // each, docs/results/h200_batch_blocks/4_batch_sizes), but its work space, 1.6–6.6 GB at the paper
   // size, reaches twice the 3.4 GB G_t slice: 8 stays the default, RINGCOMM_GT_BATCH where memory allows.
+  // Batches of 32, 48 and 64 (docs/results/batch_sizes_64) put every channel in mixed precision below
+  // 0.6 of the floor from 48 on, for 9.2 GiB of work space in the bubble channels (12.2–24.4 GiB in
+  // double, whose bubble channels stay above 0.6 at any of them, docs/results/batch_prepare).
   static constexpr int kDefaultDriverBatch = 8;
 #else
   static constexpr int kDefaultDriverBatch = 1;
