@@ -59,6 +59,13 @@ def ring_compare_runs(here, pattern):
         yield fields, json.load(open(f))["runs"][0]
 
 
+def verify_errors(here, pattern):
+    """{file name without .json: largest relative error of --verify-sample} of every ring_compare JSON under
+    `here` matching `pattern` (its first run)."""
+    return {os.path.basename(f)[:-5]: json.load(open(f))["runs"][0]["sample_max_relative_error"]
+            for f in sorted(glob.glob(os.path.join(here, pattern)))}
+
+
 def ncu_metrics(path):
     """{metric: (unit, value)} of an `ncu --metrics` print (lines "name unit value", value with thousands
     separators)."""

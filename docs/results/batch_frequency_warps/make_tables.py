@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md from h200/ and writes warps_summary.json, which README.md cites
 (python3 make_tables.py)."""
-import glob
 import json
 import os
 import statistics
@@ -40,16 +39,13 @@ def ring_compare():
 
 def main():
     kb, rc = kernel_bandwidth(), ring_compare()
-    checks = {os.path.basename(f)[:-5]: json.load(open(f))["runs"][0]["sample_max_relative_error"]
-              for f in sorted(glob.glob(os.path.join(HERE, "h200/verify_*.json")))}
+    checks = tables_lib.verify_errors(HERE, "h200/verify_*.json")
     rows = {(c["nb"], c["precision"], c["channel"], c["batch"]):
             {"base ms": c["base_ms"], "fw2 ms": c["fw2_ms"], "fw2 / base": [c["fw2_over_base"]]} for c in kb}
     print_table("kernel_bandwidth, kernel time per message (three rounds), base 1 frequency warp, fw2 2",
                 ("nb", "precision", "channel", "batch"), ("base ms", "fw2 ms", "fw2 / base"), rows)
-    rows = {}
-    for r in rc:
-        rows.setdefault((r["scalar"], r["channel"], r["batch"]), {}).setdefault(r["binary"], []).append(
-            r["fraction_of_floor"])
+    rows = tables_lib.grouped(rc, key=lambda r: (r["scalar"], r["channel"], r["batch"]), column=lambda r: r["binary"],
+                              value=lambda r: r["fraction_of_floor"])
     print_table("ring_compare, paper size, x floor (two rounds)", ("scalar", "channel", "B"), ("base", "fw2"), rows,
                 sort=lambda k: k)
     print(checks)

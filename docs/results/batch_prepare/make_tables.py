@@ -2,7 +2,6 @@
 """Prints the tables of README.md from h200/ and writes prepare_summary.json, which README.md cites
 (python3 make_tables.py)."""
 import csv
-import glob
 import json
 import os
 import re
@@ -61,24 +60,15 @@ def ncu(path):
             "registers": d.get("Registers Per Thread")}
 
 
-def verify(folder):
-    return {os.path.basename(f)[:-5]: json.load(open(f))["runs"][0]["sample_max_relative_error"]
-            for f in sorted(glob.glob(os.path.join(HERE, "h200/%s/verify_*.json" % folder)))}
-
-
 def table(title, kb, binaries):
-    rows = {}
-    for r in kb:
-        rows.setdefault((r["nb"], r["precision"], r["channel"], r["batch"]), {}).setdefault(r["binary"], []).append(
-            r["ms_per_message"])
+    rows = tables_lib.grouped(kb, key=lambda r: (r["nb"], r["precision"], r["channel"], r["batch"]),
+                              column=lambda r: r["binary"], value=lambda r: r["ms_per_message"])
     print_table(title, ("nb", "precision", "channel", "B"), binaries, rows)
 
 
 def rc_table(title, rc, binaries):
-    rows = {}
-    for r in rc:
-        rows.setdefault((r["scalar"], r["channel"], r["batch"]), {}).setdefault(r["binary"], []).append(
-            r["fraction_of_floor"])
+    rows = tables_lib.grouped(rc, key=lambda r: (r["scalar"], r["channel"], r["batch"]), column=lambda r: r["binary"],
+                              value=lambda r: r["fraction_of_floor"])
     print_table(title, ("scalar", "channel", "B"), binaries, rows,
                 sort=lambda k: (k[0], tables_lib.CHANNELS.index(k[1]), k[2]))
 
@@ -126,12 +116,12 @@ def main():
                                                          "new / old": [c["new_over_old"]]} for c in cpu_kb}
     print_table("cpu: kernel_bandwidth, kernel ms per message (three rounds), median ratio", ("precision", "channel", "B"),
                 ("old", "new", "new / old"), rows, sort=lambda k: k, fmt="%.2f")
-    rows = {}
-    for r in cpu_rc:
-        rows.setdefault((r["scalar"], r["channel"], r["batch"]), {}).setdefault(r["binary"], []).append(r["ms_per_measurement"])
+    rows = tables_lib.grouped(cpu_rc, key=lambda r: (r["scalar"], r["channel"], r["batch"]),
+                              column=lambda r: r["binary"], value=lambda r: r["ms_per_measurement"])
     print_table("cpu: ring_compare ms per measurement (CPU defaults, three rounds)", ("scalar", "channel", "B"),
                 ("old", "new"), rows, sort=lambda k: k, fmt="%.2f")
-    checks = {"compare": verify("1_compare"), "prefetch": verify("3_prefetch")}
+    checks = {"compare": tables_lib.verify_errors(HERE, "h200/1_compare/verify_*.json"),
+              "prefetch": tables_lib.verify_errors(HERE, "h200/3_prefetch/verify_*.json")}
     print(checks)
     summary = {"kernel_bandwidth": [dict(r, run="1_compare") for r in kb1] + [dict(r, run="3_prefetch") for r in kb3],
                "ratios": [dict(r, run="1_compare") for r in ratios(kb1, "stage", "base") + ratios(kb1, "mma", "stage")]

@@ -55,26 +55,20 @@ def steps_sweep():
 def main():
     rc, sweep = ring_compare(), steps_sweep()
     cases = per_case(rc)
-    rows = {}
-    for r in rc:
-        rows.setdefault((r["scalar"], r["channel"]), {}).setdefault(r["batch"], []).append(r["fraction_of_floor"])
+    rows = tables_lib.grouped(rc, key=lambda r: (r["scalar"], r["channel"]), column=lambda r: r["batch"],
+                              value=lambda r: r["fraction_of_floor"])
     print_table("ring_compare, paper size, x floor (two rounds)", ("scalar", "channel"), (32, 48, 64), rows,
                 sort=lambda k: (k[0], tables_lib.CHANNELS.index(k[1])), labels=("B = 32", "B = 48", "B = 64"))
-    rows = {(c["scalar"], c["channel"]): {c["batch"]: [c["work_GiB"]]} for c in cases}
-    rows = {}
-    for c in cases:
-        rows.setdefault((c["scalar"], c["channel"]), {})[c["batch"]] = [c["work_GiB"]]
+    rows = tables_lib.grouped(cases, key=lambda c: (c["scalar"], c["channel"]), column=lambda c: c["batch"],
+                              value=lambda c: c["work_GiB"])
     print_table("work space per rank (GiB)", ("scalar", "channel"), (32, 48, 64), rows,
                 sort=lambda k: (k[0], tables_lib.CHANNELS.index(k[1])), fmt="%.2f", labels=("B = 32", "B = 48", "B = 64"))
-    rows = {}
-    for r in sweep:
-        rows.setdefault((r["precision"], r["channel"], r["rows"], r["steps"], r["fwarps"]), {}).setdefault(
-            r["round"], []).append(r["ms_per_message"])
+    rows = tables_lib.grouped(sweep, key=lambda r: (r["precision"], r["channel"], r["rows"], r["steps"], r["fwarps"]),
+                              column=lambda r: r["round"], value=lambda r: r["ms_per_message"])
     print_table("kernel_bandwidth B = 32, nb = 1: kernel ms per message", ("precision", "channel", "rows", "steps",
                 "fwarps"), (1, 2), rows, sort=lambda k: (k[0], tables_lib.CHANNELS.index(k[1])) + k[2:],
                 labels=("round 1", "round 2"))
-    checks = {os.path.basename(f)[:-5]: json.load(open(f))["runs"][0]["sample_max_relative_error"]
-              for f in sorted(glob.glob(os.path.join(HERE, "h200/verify_*.json")))}
+    checks = tables_lib.verify_errors(HERE, "h200/verify_*.json")
     print(checks)
     with open(os.path.join(HERE, "sizes_summary.json"), "w") as f:
         json.dump({"ring_compare": rc, "cases": cases, "kernel_bandwidth": sweep, "checks": checks}, f, indent=1)
