@@ -52,6 +52,7 @@ struct Options {
   std::vector<int> row_warps{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultExchangeRowWarps};
   std::vector<int> pair_warps{0};  // 0: GtAccumulator's default
   std::vector<int> inner_block_chunks{-1};  // -1: GtAccumulator's default
+  std::vector<int> pass_team_threads{-1};   // the same
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -86,6 +87,7 @@ struct ChannelResult {
   int row_warps = 1;
   int pair_warps = 1;
   int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks_in_use (0: one block)
+  int pass_team_threads = 0;   // GtAccumulator::pass_team_threads_in_use (0: a RangePolicy)
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
@@ -137,6 +139,7 @@ struct Variant {
   int pair_warps = 0;
   int walk_tma_stages = -1;
   int inner_block_chunks = -1;
+  int pass_team_threads = -1;
 };
 
 template <class Scalar, class Message>
@@ -158,6 +161,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.walk_loads_ahead >= 0) accumulate.set_walk_loads_ahead(v.walk_loads_ahead == 1);
   if (v.walk_tma_stages >= 0) accumulate.set_walk_tma_stages(v.walk_tma_stages);
   if (v.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(v.inner_block_chunks);
+  if (v.pass_team_threads >= 0) accumulate.set_pass_team_threads(v.pass_team_threads);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -177,6 +181,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.pair_warps = accumulate.pair_warps();
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.inner_block_chunks = accumulate.inner_block_chunks_in_use(batch);
+  r.pass_team_threads = accumulate.pass_team_threads_in_use(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
@@ -215,7 +220,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   for (const int walk_ahead : o.walk_loads_ahead)
                   for (const int tma : o.walk_tma_stages)
                   for (const int pairs : o.pair_warps)
-                  for (const int blocks : o.inner_block_chunks) {
+                  for (const int blocks : o.inner_block_chunks)
+                  for (const int team : o.pass_team_threads) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -229,13 +235,15 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   if ((batch > 1 || steps == 1) && ahead != o.diagonal_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && tma != o.walk_tma_stages.front()) continue;
-                  // Pair groups change the bubble channels' walk in order only.
+                  // Pair groups change the bubble channels' walk in order and batches.
                   const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
-                  if ((!bubble || batch > 1 || steps > 1) && pairs != o.pair_warps.front()) continue;
+                  const bool grouped = batch > 1 || (bubble && steps <= 1);
+                  if (!grouped && pairs != o.pair_warps.front()) continue;
                   // Inner blocks change batches only (their passes hoist positions).
                   if (batch == 1 && blocks != o.inner_block_chunks.front()) continue;
+                  if (batch == 1 && team != o.pass_team_threads.front()) continue;
                   const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
-                                        tiles, single, ahead, walk_ahead, pairs, tma, blocks};
+                                        tiles, single, ahead, walk_ahead, pairs, tma, blocks, team};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -295,7 +303,7 @@ int run(const Options& o, const std::string& command_line) {
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
   report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T",
-                       "batch", "iblk", "kernel", "ahead", "tma", "ms/message", "kernel GB/s", "copy GB/s", "ratio",
+                       "batch", "iblk", "team", "kernel", "ahead", "tma", "ms/message", "kernel GB/s", "copy GB/s", "ratio",
                        "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -314,6 +322,7 @@ int run(const Options& o, const std::string& command_line) {
     row["exchange_row_warps"] = r.row_warps;
     row["pair_warps"] = r.pair_warps;
     row["inner_block_chunks"] = r.inner_block_chunks;
+    row["pass_team_threads"] = r.pass_team_threads;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
     if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
@@ -335,7 +344,8 @@ int run(const Options& o, const std::string& command_line) {
     table.add_row({std::to_string(r.dims.nb), std::to_string(r.dims.n_freq), r.precision, gt::to_string(r.channel),
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
                    std::to_string(r.row_warps), std::to_string(r.pair_warps), r.transposed_reads ? "yes" : "no",
-                   std::to_string(r.batch), std::to_string(r.inner_block_chunks), r.kernel,
+                   std::to_string(r.batch), std::to_string(r.inner_block_chunks),
+                   std::to_string(r.pass_team_threads), r.kernel,
                    !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
                    r.kernel == gt::to_string(gt::PassKernel::single_message) ? std::to_string(r.tma_stages) : "-",
                    report::format("%.3f", r.kernel_seconds * 1e3),
@@ -449,8 +459,8 @@ int main(int argc, char** argv) {
              "(GtAccumulator::set_exchange_row_warps), each measured (default: GtAccumulator's default)",
              integer_list(o.row_warps, "--row-warps", Accumulator::kMaxExchangeRowWarps));
   cli.option("--pair-warps", "LIST",
-             "warps of consecutive pairs that take the same inner entries, sharing their left bubble factors, in "
-             "ph_magnetic and ph_charge passes of the single-message walk in order (GtAccumulator::set_pair_warps; "
+             "warps of consecutive pairs that take the same inner entries, in ph_magnetic and ph_charge passes of "
+             "the single-message walk in order and in batched passes (GtAccumulator::set_pair_warps; "
              "column \"pwarps\", 1 where none are taken), each measured (default: GtAccumulator's default)",
              integer_list(o.pair_warps, "--pair-warps", Accumulator::kMaxPairWarps));
   cli.option("--inner-block-chunks", "LIST",
@@ -459,6 +469,11 @@ int main(int argc, char** argv) {
              "took, 0 where it takes one block), "
              "each measured with batches above 1 (default: GtAccumulator's default)",
              integer_list(o.inner_block_chunks, "--inner-block-chunks", Accumulator::kMaxInnerBlockChunks, 0));
+  cli.option("--team-threads", "LIST",
+             "threads per team of batched passes, 0 for a RangePolicy whose blocks Kokkos sizes "
+             "(GtAccumulator::set_pass_team_threads; column \"team\": what the pass took, 0 for a RangePolicy), "
+             "each measured with batches above 1 (default: GtAccumulator's default)",
+             integer_list(o.pass_team_threads, "--team-threads", Accumulator::kMaxPassTeamThreads, 0));
   cli.option("--warp-tile-kernel", "LIST",
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, off)",

@@ -105,6 +105,7 @@ struct Variant {
   int pair_warps = 0;             // warps of consecutive pairs on the same inner indices: 0 the default
   int tma_stages = -1;            // the walk in order's TMA stages: -1 the default
   int inner_block_chunks = -1;    // chunks of 32 inner indices per inner block of batches: -1 the default
+  int team_threads = -1;          // threads per team of batched passes (0: a RangePolicy): -1 the default
 };
 
 template <class Scalar, class Message>
@@ -133,6 +134,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     }
     if (variant.tma_stages >= 0) accumulate.set_walk_tma_stages(variant.tma_stages);
     if (variant.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(variant.inner_block_chunks);
+    if (variant.team_threads >= 0) accumulate.set_pass_team_threads(variant.team_threads);
     out.tma_stages.push_back(accumulate.tma_stages_in_use());
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
@@ -346,7 +348,9 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   magnetic.set_pair_warps(5);
   EXPECT_EQ(magnetic.pair_warps(), 5);
   magnetic.set_batch(2);
-  EXPECT_EQ(magnetic.pair_warps(), 1);  // nor do batches
+  EXPECT_EQ(magnetic.pair_warps(), 5);  // batches take them in every channel
+  accumulate.set_batch(2);
+  EXPECT_EQ(accumulate.pair_warps(), 5);
   EXPECT_THROW(accumulate.set_frequency_steps(0), Error);
   EXPECT_THROW(accumulate.set_frequency_steps(3), Error);
   EXPECT_THROW(accumulate.set_frequency_steps(8), Error);
@@ -597,7 +601,8 @@ TEST(Batches, InnerBlockDefaultFollowsPrecisionAndShape) {
 }
 
 // inner_block_chunks_in_use says which passes take the inner blocks: those of the general kernel with
-// hoisted positions (a batch, or frequency warps above 1), not the single-message kernel.
+// hoisted positions (a batch, or frequency warps above 1), not the single-message kernel; so does
+// pass_team_threads_in_use for teams.
 TEST(Batches, InnerBlocksInUseFollowTheKernel) {
   const Problem problem = small_problem(1, Channel::pp_up_down, 1);
   Kokkos::View<ZDouble*> slice("slice", problem.dims.entries());
@@ -610,9 +615,13 @@ TEST(Batches, InnerBlocksInUseFollowTheKernel) {
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(8), 5);
   EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::single_message);  // a flush of one staged message
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(1), 0);
+  accumulate.set_pass_team_threads(256);  // teams follow the same passes
+  EXPECT_EQ(accumulate.pass_team_threads_in_use(8), 256);
+  EXPECT_EQ(accumulate.pass_team_threads_in_use(1), 0);
   accumulate.set_frequency_warps(2);  // one message through the general kernel, positions hoisted
   EXPECT_EQ(accumulate.pass_kernel(1), PassKernel::channel);
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(1), 5);
+  EXPECT_EQ(accumulate.pass_team_threads_in_use(1), 256);
   accumulate.set_inner_block_chunks(0);
   EXPECT_EQ(accumulate.inner_block_chunks_in_use(8), 0);
 }
@@ -674,34 +683,80 @@ TEST(Batches, FrequencyDiagonalsMatchTheReference) {
     }
 }
 
+// The problems of the thread-order tests below: nb = 1 with 2n = 16 and nb = 2, every channel,
+// exchange frequencies {1, 2, 3}, on slices that begin and end inside rows.
+template <class Body>
+void for_each_order_problem(Body&& body) {
+  for (const int nb : {1, 2})
+    for (const Channel channel : kAllChannels) {
+      Problem problem = small_problem(nb, channel, 5);
+      if (nb == 1) problem.dims.n_freq = 16;
+      problem.dims.exchange_frequencies = {1, 2, 3};
+      body(problem, uneven_slices(problem.dims.entries()));
+    }
+}
+
 // Inner blocks of batched passes (set_inner_block_chunks) change which thread updates which entry,
 // never a sum: blocks of 1, 2, 5 and 7 chunks and one larger than all of them against one block of
 // all (0), with row tiles, frequency steps and frequency warps (whose diagonals extend the inner
 // index), for nb = 1 with 2n = 16 (3 or 4 chunks of 32 inner indices) and nb = 2 (12 to 21), every
 // channel, double and mixed precision, batches of 3 on slices that begin and end inside rows.
 TEST(Batches, InnerBlocksChangeNoSum) {
-  for (const int nb : {1, 2})
-    for (const Channel channel : kAllChannels) {
-      Problem problem = small_problem(nb, channel, 5);
-      if (nb == 1) problem.dims.n_freq = 16;
-      problem.dims.exchange_frequencies = {1, 2, 3};
-      const std::vector<SliceRange> slices = uneven_slices(problem.dims.entries());
-      for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4}}) {
-        Variant v = shape;
-        v.inner_block_chunks = 0;
-        const std::vector<ZDouble> one_block = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
-        const std::vector<ZDouble> one_block_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
-        EXPECT_LE(largest_error(one_block, reference_gt<ZDouble>(problem)), 1e-12);
-        for (const int chunks : {1, 2, 5, 7, 1000}) {
-          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
-                       ", steps " + std::to_string(v.steps) + ", frequency warps " +
-                       std::to_string(v.frequency_warps) + ", inner blocks of " + std::to_string(chunks));
-          v.inner_block_chunks = chunks;
-          EXPECT_TRUE(test::same_sums(run<ZDouble, ZDouble>(problem, slices, 3, v).gt, one_block));
-          EXPECT_TRUE(test::same_sums(run<ZDouble, ZFloat>(problem, slices, 3, v).gt, one_block_mixed));
-        }
+  for_each_order_problem([](const Problem& problem, const std::vector<SliceRange>& slices) {
+    const int nb = problem.dims.nb;
+    const Channel channel = problem.channel;
+    for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 2}, Variant{2, 1, true, false, 1, 4}}) {
+      Variant v = shape;
+      v.inner_block_chunks = 0;
+      const std::vector<ZDouble> one_block = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
+      const std::vector<ZDouble> one_block_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
+      EXPECT_LE(largest_error(one_block, reference_gt<ZDouble>(problem)), 1e-12);
+      for (const int chunks : {1, 2, 5, 7, 1000}) {
+        SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                     ", steps " + std::to_string(v.steps) + ", frequency warps " +
+                     std::to_string(v.frequency_warps) + ", inner blocks of " + std::to_string(chunks));
+        v.inner_block_chunks = chunks;
+        EXPECT_TRUE(test::same_sums(run<ZDouble, ZDouble>(problem, slices, 3, v).gt, one_block));
+        EXPECT_TRUE(test::same_sums(run<ZDouble, ZFloat>(problem, slices, 3, v).gt, one_block_mixed));
       }
     }
+  });
+}
+
+// Pair groups of batched passes (set_pair_warps) change which thread updates which entry, and teams
+// (set_pass_team_threads) which multiprocessor runs it, never a sum: groups of 2, 3 and 7 pairs and
+// one larger than all pairs, in teams of 96 to 1024 threads or a RangePolicy, against one pair in a
+// RangePolicy, with one inner block and blocks of 2 chunks, row tiles and frequency warps, every
+// channel, nb = 1 (2n = 16: 96 pairs, 102 with the diagonals of 2 frequency warps) and nb = 2 (24 or
+// 30), so that 7 leaves a partial group, double and mixed precision, batches of 3 on slices that
+// begin and end inside rows. (Host teams are one thread: on a CPU this runs the team launch's
+// numbering, on a GPU teams of those sizes too.)
+TEST(Batches, PairGroupsChangeNoSum) {
+  for_each_order_problem([](const Problem& problem, const std::vector<SliceRange>& slices) {
+    const int nb = problem.dims.nb;
+    const Channel channel = problem.channel;
+    for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 1, 2}})
+      for (const int chunks : {0, 2}) {
+        Variant v = shape;
+        v.inner_block_chunks = chunks;
+        v.pair_warps = 1;
+        v.team_threads = 0;
+        const std::vector<ZDouble> one_pair = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
+        const std::vector<ZDouble> one_pair_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
+        EXPECT_LE(largest_error(one_pair, reference_gt<ZDouble>(problem)), 1e-12);
+        for (const auto& [pairs, team] : {std::pair{2, 0}, std::pair{3, 96}, std::pair{7, 512},
+                                          std::pair{1000, 1024}, std::pair{1, 256}}) {
+          SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
+                       ", frequency warps " + std::to_string(v.frequency_warps) + ", inner blocks of " +
+                       std::to_string(chunks) + ", pair groups of " + std::to_string(pairs) + ", teams of " +
+                       std::to_string(team));
+          v.pair_warps = pairs;
+          v.team_threads = team;
+          EXPECT_TRUE(test::same_sums(run<ZDouble, ZDouble>(problem, slices, 3, v).gt, one_pair));
+          EXPECT_TRUE(test::same_sums(run<ZDouble, ZFloat>(problem, slices, 3, v).gt, one_pair_mixed));
+        }
+      }
+  });
 }
 
 TEST(Batches, UnflushedMessagesAreMissing) {
@@ -741,6 +796,11 @@ TEST(Batches, SettingsAreCheckedAndCounted) {
   EXPECT_EQ(accumulate.inner_block_chunks(), (GtAccumulator<ZDouble, ZFloat>::default_inner_block_chunks(dims.nb)));
   accumulate.set_inner_block_chunks(0);
   EXPECT_EQ(accumulate.inner_block_chunks(), 0);
+  EXPECT_EQ(accumulate.pass_team_threads(), (GtAccumulator<ZDouble, ZFloat>::default_pass_team_threads()));
+  for (const int threads : {-32, 33, GtAccumulator<ZDouble>::kMaxPassTeamThreads + 32})
+    EXPECT_THROW(accumulate.set_pass_team_threads(threads), Error);
+  accumulate.set_pass_team_threads(96);
+  EXPECT_EQ(accumulate.pass_team_threads(), 96);
   EXPECT_THROW(accumulate.set_batch(0), Error);
   EXPECT_THROW(accumulate.set_batch(GtAccumulator<ZDouble>::kMaxBatch + 1), Error);
   const std::size_t one = accumulate.scratch_bytes();

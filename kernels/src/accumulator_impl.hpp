@@ -424,8 +424,8 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
     kernel.order = detail::slice_order(dims_, range_, static_cast<int>(kernel.rows_per_thread), 1, 1, 1, pair_warps_for(true));
   } else {
     // Only the hoisting kernels decode inner blocks (ChannelKernel::operator()).
-    kernel.order = detail::slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1, 1,
-                               kHoisted ? inner_block_chunks() : 0);
+    kernel.order = detail::slice_order(dims_, range_, kRows, kSteps, row_warps_, kSpread ? frequency_warps() : 1,
+                                       pair_warps_for(false, kHoisted), kHoisted ? inner_block_chunks() : 0);
   }
   kernel.consecutive_frequencies = consecutive(dims_.exchange_frequencies);
   kernel.at = {dims_.nb, dims_.Nc(), dims_.E(), static_cast<std::uint32_t>(dims_.M())};
@@ -460,6 +460,17 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
                          Kokkos::TeamPolicy<ExecSpace, typename Kernel::Tma>(exec_, league, kTeam)
                              .set_scratch_size(0, Kokkos::PerTeam(Kernel::team_bytes(kTeam))),
                          kernel);
+  } else if (kHoisted && !kSingle && pass_team_threads() > 0) {
+    if constexpr (kHoisted && !kSingle) {  // (Teams is ChannelKernel's)
+#ifdef KOKKOS_ENABLE_CUDA
+      const int team = pass_team_threads();
+#else
+      constexpr int team = 1;  // host teams are one thread: the same threads in the same order
+#endif
+      kernel.thread_count = static_cast<std::uint64_t>(threads);
+      const auto league = static_cast<int>((threads + team - 1) / team);
+      Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ExecSpace, typename Kernel::Teams>(exec_, league, team), kernel);
+    }
   } else {
     Kokkos::parallel_for(label_, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, threads),
                          kernel);
@@ -588,6 +599,24 @@ void GtAccumulator<Scalar, MessageScalar>::set_pair_warps(int warps) {
 }
 
 template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_pass_team_threads(int threads) {
+  if (threads < 0 || threads > kMaxPassTeamThreads || threads % 32 != 0)
+    throw Error("GtAccumulator: a batched pass runs in teams of a multiple of 32 threads up to " +
+                std::to_string(kMaxPassTeamThreads) + ", or 0 (as Kokkos chooses), not " + std::to_string(threads));
+  pass_team_threads_ = threads;
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::pass_team_threads() const {
+  return pass_team_threads_ >= 0 ? pass_team_threads_ : default_pass_team_threads();
+}
+
+template <class Scalar, class MessageScalar>
+int GtAccumulator<Scalar, MessageScalar>::pass_team_threads_in_use(int messages) const {
+  return hoists_positions(messages) ? pass_team_threads() : 0;
+}
+
+template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::set_inner_block_chunks(int chunks) {
   if (chunks < 0 || chunks > kMaxInnerBlockChunks)
     throw Error("GtAccumulator: an inner block holds 0 (all) to " + std::to_string(kMaxInnerBlockChunks) +
@@ -607,13 +636,15 @@ int GtAccumulator<Scalar, MessageScalar>::inner_block_chunks_in_use(int messages
 
 template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::pair_warps() const {
-  return pair_warps_for(pass_kernel(scratch_->batch) == PassKernel::single_message);
+  const int batch = scratch_->batch;
+  return pair_warps_for(pass_kernel(batch) == PassKernel::single_message, hoists_positions(batch));
 }
 
 template <class Scalar, class MessageScalar>
-int GtAccumulator<Scalar, MessageScalar>::pair_warps_for(bool walk_in_order) const {
-  if (!has_bubble(channel_) || !walk_in_order) return 1;  // no pair groups there (SliceOrder::body_entries)
-  return pair_warps_ > 0 ? pair_warps_ : default_pair_warps(dims_.nb);
+int GtAccumulator<Scalar, MessageScalar>::pair_warps_for(bool walk_in_order, bool hoisted) const {
+  if (walk_in_order && has_bubble(channel_)) return pair_warps_ > 0 ? pair_warps_ : default_pair_warps(dims_.nb);
+  if (!walk_in_order && hoisted) return pair_warps_ > 0 ? pair_warps_ : default_block_pair_warps(dims_);
+  return 1;  // no pair groups there (SliceOrder::body_entries)
 }
 
 template <class Scalar, class MessageScalar>

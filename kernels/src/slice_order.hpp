@@ -136,9 +136,11 @@ inline SliceParts slice_parts(const Dims& dims, SliceRange range) {
 // tile, pair of the pair group, inner chunk, tile, pair group), fastest first: a tile holds
 // `row_warps` warps, which take the same 32 extended inner indices and neighbouring groups, so that
 // they share the fixed values in L1; a pair group (kPairGroups: the bubble channels' single-message
-// walk in order only) holds `pair_warps` consecutive pairs, whose warps take the same 32 inner
-// indices too, so that the left bubble factors, which depend on the inner index and the exchange
-// only, are read once from L2 for several warps (pairs beyond the last leave lanes idle). For a
+// walk in order and the kernels that take inner blocks) holds `pair_warps` consecutive pairs, whose
+// warps take the same 32 inner indices too, so that what depends on the inner index and the exchange
+// but not on the pair is read once from L2 for several warps: the walk's left bubble factors, the
+// cross values of batches where k2 ± Q meets (GtAccumulator::default_block_pair_warps); pairs beyond
+// the last leave lanes idle. For a
 // fixed step, the 32 lanes of a warp update 32 consecutive G_t entries. Kernels that take inner blocks
 // (kInnerBlocks: the hoisting ones, GtAccumulator::set_inner_block_chunks) number the inner chunks of
 // a block in place of all inner chunks, and the blocks last: a block's chunks take every pair before
@@ -180,7 +182,14 @@ struct SliceOrder : SliceParts {
     if constexpr (kSpread) spread.divide(rest, rest, spread_step);
     row_warps.divide(rest, rest, warp);
     std::uint32_t pair_in_group = 0;
-    if constexpr (kPairGroups) pair_warps.divide(rest, rest, pair_in_group);
+    if constexpr (kPairGroups) {
+#ifdef __CUDA_ARCH__
+      pair_warps.divide(rest, rest, pair_in_group);
+#else
+      // Host compilers keep this division out of line, and CPUs take one pair a group by default.
+      if (pair_warps.divisor() > 1) pair_warps.divide(rest, rest, pair_in_group);
+#endif
+    }
     inner_chunks.divide(rest, rest, chunk);
     row_tiles.divide(rest, pair_wide, tile);
     if constexpr (kInnerBlocks) {  // (pair group, chunk block): the chunk block last

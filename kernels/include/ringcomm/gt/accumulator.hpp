@@ -228,11 +228,13 @@ class GtAccumulator {
   void set_exchange_row_warps(int warps);
   int exchange_row_warps() const { return row_warps_; }
   // ph_magnetic and ph_charge passes that take the single-message walk in order (every message at
-  // batch 1 unless frequency steps are set): how many warps of consecutive pairs take the same 32
-  // inner indices before the next 32 are taken (a pair group). The left bubble factor of an entry
-  // depends on its inner index and exchange only, so the warps of a group share it, through L1 where
-  // they run on one multiprocessor. Changes no bit; other channels and kernels take no pair groups.
-  // 1 … kMaxPairWarps, else ringcomm::Error. Default (default_pair_warps): on GPUs at nb = 1, 64 for a
+  // batch 1 unless frequency steps are set) and the passes of every channel that hoist their positions
+  // (batches): how many warps of consecutive pairs take the same 32 inner indices before the next 32
+  // are taken (a pair group). In the walk, the left bubble factor of an entry depends on its inner
+  // index and exchange only, so the warps of a group share it, through L1 where they run on one
+  // multiprocessor; in batches they share cross values (default_block_pair_warps). Changes no bit;
+  // other kernels take no pair groups.
+  // 1 … kMaxPairWarps, else ringcomm::Error. Walk default (default_pair_warps): on GPUs at nb = 1, 64 for a
   // complex<float> G_t and 4 for complex<double>; at nb > 1, 8 for complex<float>, else 1. On an H200 at
   // the paper size these ran +8.3 % (complex<float>), +1.6 to +1.9 % (double) and +0.3 % (mixed) against
   // 1 pair; the other walks and batches gained in some cases and lost in others (docs/results/
@@ -252,6 +254,30 @@ class GtAccumulator {
     return 1;
 #endif
   }
+  // The default of the passes that hoist their positions (batches; they number their threads in inner
+  // blocks, set_inner_block_chunks). There the warps of a group share cross values: pairs (k2, ω2) and
+  // (k2', ω2) at exchange momenta Q and Q' with k2 ± Q = k2' ± Q' read one G_σ row, and a group of the
+  // Lx pairs of one row of the cluster's momenta (k = kx + Lx·ky) maps onto one row of momenta under
+  // every shift by Q. 1 (no groups) by default: on an H100 at the paper size, B = 32, Lx = 6 pairs in
+  // teams of 512 threads (set_pass_team_threads) took 0.81–0.87 of the time in mixed precision, and
+  // 2–4 % more in double (docs/results/batch_pair_groups); the defaults change once the GPU suites
+  // and ring_compare have run with them.
+  static int default_block_pair_warps(const Dims& dims) {
+    (void)dims;
+    return 1;
+  }
+  // Threads per team of the passes that hoist their positions (batches): 0 launches them as a
+  // RangePolicy, whose thread blocks Kokkos sizes (128 threads for these passes on an H100), so that
+  // the warps of a pair group run on different multiprocessors. A multiple of 32 up to
+  // kMaxPassTeamThreads, else ringcomm::Error. Changes which multiprocessor runs a thread, never a
+  // sum; host teams are one thread whatever the setting. Default 0 (default_block_pair_warps says why).
+  static constexpr int kMaxPassTeamThreads = 1024;
+  void set_pass_team_threads(int threads);
+  int pass_team_threads() const;
+  // The threads per team that a pass of `messages` messages takes with the settings as they are:
+  // pass_team_threads() where that pass hoists its positions, else 0 (a RangePolicy).
+  int pass_team_threads_in_use(int messages) const;
+  static constexpr int default_pass_team_threads() { return 0; }
 
   // Passes whose threads hoist their G_σ positions (batches, and frequency steps or warps above 1)
   // number their threads in inner blocks: `chunks` chunks of 32 inner indices (b1,b2,b3,b4,k1,ω1)
@@ -395,8 +421,9 @@ class GtAccumulator {
   // the loop over messages (a batch, or frequency steps or warps above 1; exclusive updates): the
   // kernels that decode inner blocks.
   bool hoists_positions(int messages) const;
-  // The pairs of a pair group of a pass that takes the single-message walk in order or another kernel.
-  int pair_warps_for(bool walk_in_order) const;
+  // The pairs of a pair group of a pass that takes the single-message walk in order, else of the general
+  // kernel with its positions hoisted (`hoisted`) or not.
+  int pair_warps_for(bool walk_in_order, bool hoisted = false) const;
   struct Scratch;
 
   Dims dims_;
@@ -413,6 +440,7 @@ class GtAccumulator {
   int row_warps_ = kDefaultExchangeRowWarps;
   int pair_warps_ = 0;  // 0: default_pair_warps
   int inner_block_chunks_ = -1;  // -1: default_inner_block_chunks
+  int pass_team_threads_ = -1;   // -1: default_pass_team_threads
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
