@@ -468,8 +468,13 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
       constexpr int team = 1;  // host teams are one thread: the same threads in the same order
 #endif
       kernel.thread_count = static_cast<std::uint64_t>(threads);
-      const auto league = static_cast<int>((threads + team - 1) / team);
-      Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ExecSpace, typename Kernel::Teams>(exec_, league, team), kernel);
+      const std::int64_t league = (threads + team - 1) / team;
+      if (league > std::numeric_limits<int>::max())  // a TeamPolicy counts its teams in an int
+        throw Error("GtAccumulator: " + std::to_string(league) + " teams of " + std::to_string(team) +
+                    " threads are more than a TeamPolicy launches; set_pass_team_threads(0) takes a RangePolicy");
+      Kokkos::parallel_for(label_,
+                           Kokkos::TeamPolicy<ExecSpace, typename Kernel::Teams>(exec_, static_cast<int>(league), team),
+                           kernel);
     }
   } else {
     Kokkos::parallel_for(label_, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, threads),

@@ -123,7 +123,7 @@ struct ChannelKernel {
   }
 
   // The same threads in teams of a size of our choosing (GtAccumulator::set_pass_team_threads), where a
-  // RangePolicy lets Kokkos choose (128 threads on an H200): the warps of a pair group then run on one
+  // RangePolicy lets Kokkos choose (128 threads on an H100): the warps of a pair group then run on one
   // multiprocessor and share their cross values in L1. Thread t is rank t % size of team t / size.
   struct Teams {};  // the work tag of that TeamPolicy
   std::uint64_t thread_count = 0;
