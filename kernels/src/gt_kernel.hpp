@@ -70,27 +70,27 @@ struct ChannelKernel {
   SliceOrder order;
   GLayout at;
   DeviceTables tables;
-  int n_freq;
+  int n_freq = 0;
   // Whether the exchange frequencies are consecutive (Ω_j = Ω_0 + j): the cross value is then the
   // same along a thread's diagonal and read once; otherwise it is read for every step.
   bool consecutive_frequencies = false;
   // Message j (< count) begins at j·message_stride of `messages`: G_up (M²), G_down (M²), sign.
   MessageView<Message> messages;
-  std::uint64_t message_stride;
+  std::uint64_t message_stride = 0;
   int count = 1;
-  std::uint64_t g_size;  // M²
+  std::uint64_t g_size = 0;  // M²
   // The cross value is read from here, message j at j·cross_stride: G_σ^T when `transposed`, else
   // G_σ itself (uncoalesced for the ph channels; kept to measure what the copy gains).
   MessageView<Message> cross_source;
-  std::uint64_t cross_stride;
+  std::uint64_t cross_stride = 0;
   bool transposed = false;
   // How far a cross position moves when the shifted k1 or k2 grows by one (nb or nb·M, by channel and
   // `transposed`): set_cross_steps() after `at` and `transposed` (walk_cross_position).
   std::uint32_t cross_k1_step = 0, cross_k2_step = 0;
   FactorView factors;             // FactorKernel's output (ph_magnetic, ph_charge), message j at j·factor_message
-  std::uint32_t factor_stride;    // F
-  std::uint32_t factor_right;     // F·N_X: where the right factors begin
-  std::uint64_t factor_message;   // 2·F·N_X
+  std::uint32_t factor_stride = 0;  // F
+  std::uint32_t factor_right = 0;   // F·N_X: where the right factors begin
+  std::uint64_t factor_message = 0; // 2·F·N_X
 
   void set_cross_steps() {
     const OuterIndex x{};
@@ -138,9 +138,9 @@ struct ChannelKernel {
     if (!order.in_body(thread)) return edge(thread);
     std::uint32_t inner = 0, pair = 0, group = 0, spread_step = 0;
     // Passes that hoist positions take inner blocks and pair groups (SliceOrder::body_entries). Host
-    // builds decode pair groups only where there are some (CPUs take one pair by default): with the
-    // decoding, a CPU batch of pp_up_down executed 4.1 % more instructions (callgrind,
-    // docs/results/batch_pair_groups/cpu).
+    // builds decode pair groups only where there are some (CPUs take one pair by default): decoding them
+    // in every thread, CPU batches of 8 executed 1.035 (pp_up_down) and 1.002 (ph_transverse) times the
+    // instructions of before, with this branch 1.030 and 0.998 (callgrind, docs/results/batch_pair_groups/cpu).
 #ifdef __CUDA_ARCH__
     constexpr bool groups = kHoisted;
 #else
