@@ -359,7 +359,7 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   EXPECT_THROW(accumulate.set_frequency_warps(0), Error);
   EXPECT_THROW(accumulate.set_frequency_warps(3), Error);
   EXPECT_THROW(accumulate.set_frequency_warps(8), Error);
-  accumulate.set_batch(4);  // batches spread diagonals over warps by default on GPUs, only without frequency steps
+  accumulate.set_batch(4);  // the default frequency warps apply only without frequency steps
   accumulate.set_frequency_steps(1);
   EXPECT_EQ(accumulate.frequency_warps(), (GtAccumulator<ZDouble>::default_frequency_warps(problem.channel, true)));
   accumulate.set_frequency_steps(4);
@@ -726,7 +726,8 @@ TEST(Batches, InnerBlocksChangeNoSum) {
 // Pair groups of batched passes (set_pair_warps) change which thread updates which entry, and teams
 // (set_pass_team_threads) which multiprocessor runs it, never a sum: groups of 2, 3 and 7 pairs and
 // one larger than all pairs, in teams of 96 to 1024 threads or a RangePolicy, against one pair in a
-// RangePolicy, with one inner block and blocks of 2 chunks, row tiles and frequency warps, every
+// RangePolicy, with one inner block and blocks of 2 chunks, row tiles and frequency warps (and 8 rows
+// × 4 steps, whose registers allow a GPU fewer threads a team than 1024, or 512), every
 // channel, nb = 1 (2n = 16: 96 pairs, 102 with the diagonals of 2 frequency warps) and nb = 2 (24 or
 // 30), so that 7 leaves a partial group, double and mixed precision, batches of 3 on slices that
 // begin and end inside rows. (Host teams are one thread: on a CPU this runs the team launch's
@@ -735,7 +736,7 @@ TEST(Batches, PairGroupsChangeNoSum) {
   for_each_order_problem([](const Problem& problem, const std::vector<SliceRange>& slices) {
     const int nb = problem.dims.nb;
     const Channel channel = problem.channel;
-    for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 1, 2}})
+    for (const Variant shape : {Variant{1}, Variant{4, 1, true, false, 1, 2}, Variant{8, 1, true, false, 4}})
       for (const int chunks : {0, 2}) {
         Variant v = shape;
         v.inner_block_chunks = chunks;
@@ -744,10 +745,12 @@ TEST(Batches, PairGroupsChangeNoSum) {
         const std::vector<ZDouble> one_pair = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
         const std::vector<ZDouble> one_pair_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
         EXPECT_LE(largest_error(one_pair, reference_gt<ZDouble>(problem)), 1e-12);
+        // {0, -1}: the defaults (on GPUs, Lx pairs in teams of 512).
         for (const auto& [pairs, team] : {std::pair{2, 0}, std::pair{3, 96}, std::pair{7, 512},
-                                          std::pair{1000, 1024}, std::pair{1, 256}}) {
+                                          std::pair{1000, 1024}, std::pair{1, 256}, std::pair{0, -1}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
-                       ", frequency warps " + std::to_string(v.frequency_warps) + ", inner blocks of " +
+                       ", steps " + std::to_string(v.steps) + ", frequency warps " +
+                       std::to_string(v.frequency_warps) + ", inner blocks of " +
                        std::to_string(chunks) + ", pair groups of " + std::to_string(pairs) + ", teams of " +
                        std::to_string(team));
           v.pair_warps = pairs;
@@ -757,6 +760,36 @@ TEST(Batches, PairGroupsChangeNoSum) {
         }
       }
   });
+}
+
+// The defaults of batched passes: on GPUs pair groups of a row of momenta (Lx pairs) in teams of 512
+// threads and one frequency warp, in every precision; host builds one pair in a RangePolicy. A single
+// message takes no teams.
+TEST(Batches, PairGroupDefaultsFollowTheBuild) {
+  const Problem problem = small_problem(1, Channel::ph_transverse, 1);  // Lx = 3, Ly = 2
+  const Dims& dims = problem.dims;
+  Kokkos::View<ZDouble*> slice("slice", dims.entries());
+  Kokkos::View<ZFloat*> float_slice("float slice", dims.entries());
+  const SliceRange all{0, dims.entries()};
+  GtAccumulator<ZDouble, ZFloat> mixed(dims, problem.channel, slice, all);
+  GtAccumulator<ZDouble> in_double(dims, problem.channel, slice, all);
+  GtAccumulator<ZFloat> in_float(dims, problem.channel, float_slice, all);
+#ifdef KOKKOS_ENABLE_CUDA
+  const int pairs = 3, team = 512;
+#else
+  const int pairs = 1, team = 0;
+#endif
+  const auto expect_defaults = [&](const auto& accumulate, const char* precision) {
+    SCOPED_TRACE(precision);
+    EXPECT_EQ(accumulate.pair_warps(), pairs);
+    EXPECT_EQ(accumulate.pass_team_threads_in_use(4), team);
+    EXPECT_EQ(accumulate.pass_team_threads_in_use(1), 0);
+    EXPECT_EQ(accumulate.frequency_warps(), 1);
+  };
+  mixed.set_batch(4), in_double.set_batch(4), in_float.set_batch(4);
+  expect_defaults(mixed, "mixed");
+  expect_defaults(in_double, "double");
+  expect_defaults(in_float, "float");
 }
 
 TEST(Batches, UnflushedMessagesAreMissing) {

@@ -462,8 +462,11 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
                          kernel);
   } else if (kHoisted && !kSingle && pass_team_threads() > 0) {
     if constexpr (kHoisted && !kSingle) {  // (Teams is ChannelKernel's)
+      using Teams = Kokkos::TeamPolicy<ExecSpace, typename Kernel::Teams>;
 #ifdef KOKKOS_ENABLE_CUDA
-      const int team = pass_team_threads();
+      // Not more than the kernel's registers allow a team (the launch fails otherwise).
+      const int most = Teams(exec_, 1, 1).team_size_max(kernel, Kokkos::ParallelForTag()) / 32 * 32;
+      const int team = std::min(pass_team_threads(), most);
 #else
       constexpr int team = 1;  // host teams are one thread: the same threads in the same order
 #endif
@@ -472,9 +475,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
       if (league > std::numeric_limits<int>::max())  // a TeamPolicy counts its teams in an int
         throw Error("GtAccumulator: " + std::to_string(league) + " teams of " + std::to_string(team) +
                     " threads are more than a TeamPolicy launches; set_pass_team_threads(0) takes a RangePolicy");
-      Kokkos::parallel_for(label_,
-                           Kokkos::TeamPolicy<ExecSpace, typename Kernel::Teams>(exec_, static_cast<int>(league), team),
-                           kernel);
+      Kokkos::parallel_for(label_, Teams(exec_, static_cast<int>(league), team), kernel);
     }
   } else {
     Kokkos::parallel_for(label_, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec_, 0, threads),

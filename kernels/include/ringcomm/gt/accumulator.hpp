@@ -63,6 +63,8 @@ class GtAccumulator {
  public:
   using SliceView = Kokkos::View<Scalar*>;
   using Message = MessageScalar;
+  // complex<float> messages into a complex<double> G_t, where several defaults differ.
+  static constexpr bool mixed_precision() { return sizeof(MessageScalar) < sizeof(Scalar); }
 
   // `slice` holds G_t entries [range.begin, range.end). Throws ringcomm::Error when dims are invalid
   // or the slice does not match the range.
@@ -151,8 +153,7 @@ class GtAccumulator {
   bool diagonal_loads_ahead() const { return diagonal_loads_ahead_; }
   static constexpr bool default_diagonal_loads_ahead(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
-    const bool mixed = sizeof(MessageScalar) < sizeof(Scalar);
-    return nb == 1 || !mixed;
+    return nb == 1 || !mixed_precision();
 #else
     (void)nb;
     return true;
@@ -180,8 +181,7 @@ class GtAccumulator {
   int walk_tma_stages() const { return walk_tma_stages_; }
   static constexpr int default_walk_tma_stages(Channel channel, int nb) {
     if (!kTmaBuild || nb != 1 || sizeof(Scalar) <= 8) return 0;
-    const bool float_messages = sizeof(MessageScalar) < sizeof(Scalar);
-    return channel == Channel::pp_up_down ? (float_messages ? 8 : 4) : channel == Channel::ph_transverse ? 8 : 0;
+    return channel == Channel::pp_up_down ? (mixed_precision() ? 8 : 4) : channel == Channel::ph_transverse ? 8 : 0;
   }
   // Whether this build's device code has the TMA: Kokkos built for CUDA and Hopper or later.
 #if defined(KOKKOS_ENABLE_CUDA) && (defined(KOKKOS_ARCH_HOPPER) || defined(KOKKOS_ARCH_BLACKWELL))
@@ -204,21 +204,16 @@ class GtAccumulator {
   // their registers). Threads whose frequency falls off the diagonal's ends idle ((warps − 1) of
   // 2n + warps − 1 frequencies, on both the inner index and the pair). 1, 2 or 4; else ringcomm::Error,
   // as for more than 1 together with frequency steps above 1 (a thread then walks one frequency).
-  // Default (default_frequency_warps, 1 when frequency steps are set above 1): batches on GPUs, 4 in
-  // double; 1 for single messages (every variant was slower there), for float and for mixed precision
-  // (2 for its bubble channels until their batches read all of a message before forming its products:
-  // with that, 1 ran faster, docs/results/h200_batch_loads), whatever the channel.
+  // Default (default_frequency_warps): 1 everywhere. Single messages ran slower with every variant;
+  // batches in double took 4 until their warps of a pair group shared cross values in teams of 512
+  // threads (default_block_pair_warps): with those, one warp a diagonal ran 5–7 % faster in ring_compare
+  // on an H100 at B = 32 (docs/results/batch_pair_defaults); float and mixed precision ran faster with 1
+  // since their batches read all of a message before forming its products (docs/results/h200_batch_loads).
   void set_frequency_warps(int warps);
   int frequency_warps() const;
   static constexpr int default_frequency_warps(Channel channel, bool batched) {
-#ifdef KOKKOS_ENABLE_CUDA
-    (void)channel;
-    if (!batched || sizeof(Scalar) <= 8) return 1;
-    return sizeof(MessageScalar) > 8 ? 4 : 1;
-#else
     (void)channel, (void)batched;
     return 1;
-#endif
   }
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
   // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
@@ -258,26 +253,39 @@ class GtAccumulator {
   // blocks, set_inner_block_chunks). There the warps of a group share cross values: pairs (k2, ω2) and
   // (k2', ω2) at exchange momenta Q and Q' with k2 ± Q = k2' ± Q' read one G_σ row, and a group of the
   // Lx pairs of one row of the cluster's momenta (k = kx + Lx·ky) maps onto one row of momenta under
-  // every shift by Q. 1 (no groups) by default: on an H100 at the paper size, B = 32, Lx = 6 pairs in
-  // teams of 512 threads (set_pass_team_threads) took 0.81–0.87 of the time in mixed precision, and
-  // 2–4 % more in double (docs/results/batch_pair_groups); the defaults change once the GPU suites
-  // and ring_compare have run with them.
+  // every shift by Q. On GPUs Lx, together with teams of 512 threads (default_pass_team_threads) so that
+  // a group's warps share one L1; CPUs 1 (no groups). On an H100 at the paper size, B = 32, ring_compare
+  // took 0.75–0.80 of the time of one pair in a RangePolicy in float, 0.83–0.87 in mixed precision and,
+  // with one frequency warp (default_frequency_warps), 0.93–0.95 in double; kernel_bandwidth at nb = 2
+  // 0.85–0.94 (docs/results/batch_pair_defaults, which holds the sweeps; docs/results/batch_pair_groups).
   static int default_block_pair_warps(const Dims& dims) {
+#ifdef KOKKOS_ENABLE_CUDA
+    return dims.Lx;
+#else
     (void)dims;
     return 1;
+#endif
   }
   // Threads per team of the passes that hoist their positions (batches): 0 launches them as a
   // RangePolicy, whose thread blocks Kokkos sizes (128 threads for these passes on an H100), so that
   // the warps of a pair group run on different multiprocessors. A multiple of 32 up to
   // kMaxPassTeamThreads, else ringcomm::Error. Changes which multiprocessor runs a thread, never a
-  // sum; host teams are one thread whatever the setting. Default 0 (default_block_pair_warps says why).
+  // sum; host teams are one thread whatever the setting. A pass whose kernel's registers allow fewer
+  // threads a team (Kokkos's team_size_max: 8 rows × 4 steps in double, say) runs the largest multiple
+  // of 32 that they allow. Default: on GPUs 512, CPUs 0 (default_block_pair_warps says why).
   static constexpr int kMaxPassTeamThreads = 1024;
   void set_pass_team_threads(int threads);
   int pass_team_threads() const;
   // The threads per team that a pass of `messages` messages takes with the settings as they are:
   // pass_team_threads() where that pass hoists its positions, else 0 (a RangePolicy).
   int pass_team_threads_in_use(int messages) const;
-  static constexpr int default_pass_team_threads() { return 0; }
+  static constexpr int default_pass_team_threads() {
+#ifdef KOKKOS_ENABLE_CUDA
+    return 512;
+#else
+    return 0;
+#endif
+  }
 
   // Passes whose threads hoist their G_σ positions (batches, and frequency steps or warps above 1)
   // number their threads in inner blocks: `chunks` chunks of 32 inner indices (b1,b2,b3,b4,k1,ω1)
