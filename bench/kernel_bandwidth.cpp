@@ -471,7 +471,7 @@ int main(int argc, char** argv) {
              integer_list(o.inner_block_chunks, "--inner-block-chunks", Accumulator::kMaxInnerBlockChunks, 0));
   cli.option("--team-threads", "LIST",
              "threads per team of batched passes, 0 for a RangePolicy whose blocks Kokkos sizes "
-             "(GtAccumulator::set_pass_team_threads; column \"team\": what the pass took, 0 for a RangePolicy), "
+             "(GtAccumulator::set_pass_team_threads; column \"team\": what the pass asked for, 0 for a RangePolicy), "
              "each measured with batches above 1 (default: GtAccumulator's default)",
              integer_list(o.pass_team_threads, "--team-threads", Accumulator::kMaxPassTeamThreads, 0));
   cli.option("--warp-tile-kernel", "LIST",

@@ -727,7 +727,7 @@ TEST(Batches, InnerBlocksChangeNoSum) {
 // (set_pass_team_threads) which multiprocessor runs it, never a sum: groups of 2, 3 and 7 pairs and
 // one larger than all pairs, in teams of 96 to 1024 threads or a RangePolicy, against one pair in a
 // RangePolicy, with one inner block and blocks of 2 chunks, row tiles and frequency warps (and 8 rows
-// × 4 steps, whose registers allow a GPU fewer threads a team than 1024, or 512), every
+// × 4 steps, whose registers may allow a GPU fewer threads a team than asked), every
 // channel, nb = 1 (2n = 16: 96 pairs, 102 with the diagonals of 2 frequency warps) and nb = 2 (24 or
 // 30), so that 7 leaves a partial group, double and mixed precision, batches of 3 on slices that
 // begin and end inside rows. (Host teams are one thread: on a CPU this runs the team launch's

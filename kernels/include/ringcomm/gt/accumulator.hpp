@@ -276,8 +276,9 @@ class GtAccumulator {
   static constexpr int kMaxPassTeamThreads = 1024;
   void set_pass_team_threads(int threads);
   int pass_team_threads() const;
-  // The threads per team that a pass of `messages` messages takes with the settings as they are:
-  // pass_team_threads() where that pass hoists its positions, else 0 (a RangePolicy).
+  // The threads per team that a pass of `messages` messages asks for with the settings as they are:
+  // pass_team_threads() where that pass hoists its positions, else 0 (a RangePolicy). On a GPU a kernel
+  // whose registers allow fewer runs fewer (set_pass_team_threads).
   int pass_team_threads_in_use(int messages) const;
   static constexpr int default_pass_team_threads() {
 #ifdef KOKKOS_ENABLE_CUDA
