@@ -271,7 +271,7 @@ class GtAccumulator {
   // the warps of a pair group run on different multiprocessors. A multiple of 32 up to
   // kMaxPassTeamThreads, else ringcomm::Error. Changes which multiprocessor runs a thread, never a
   // sum; host teams are one thread whatever the setting. A pass whose kernel's registers allow fewer
-  // threads a team (Kokkos's team_size_max: 8 rows × 4 steps in double, say) runs the largest multiple
+  // threads a team (Kokkos's team_size_max; shapes with frequency steps) runs the largest multiple
   // of 32 that they allow. Default: on GPUs 512, CPUs 0 (default_block_pair_warps says why).
   static constexpr int kMaxPassTeamThreads = 1024;
   void set_pass_team_threads(int threads);
