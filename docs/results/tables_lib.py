@@ -66,6 +66,16 @@ def verify_errors(here, pattern):
             for f in sorted(glob.glob(os.path.join(here, pattern)))}
 
 
+def gtest_counts(path):
+    """{"passed": n, "failed": m} of a GoogleTest log (0 where its summary line is missing)."""
+    text = open(path).read()
+    counts = {}
+    for word in ("PASSED", "FAILED"):
+        m = re.search(r"\[  %s  \] (\d+) test" % word, text)
+        counts[word.lower()] = int(m.group(1)) if m else 0
+    return counts
+
+
 def ncu_metrics(path):
     """{metric: (unit, value)} of an `ncu --metrics` print (lines "name unit value", value with thousands
     separators)."""

@@ -4,7 +4,6 @@
 import glob
 import json
 import os
-import re
 import statistics
 import sys
 
@@ -82,12 +81,8 @@ def ring_compare(summary):
 def tests_and_checks(summary):
     for run in RUNS:
         for path in sorted(glob.glob(os.path.join(HERE, "h100", run, "tests_*.txt"))):
-            text = open(path).read()
-            passed = re.search(r"\[  PASSED  \] (\d+) test", text)
-            failed = re.search(r"\[  FAILED  \] (\d+) test", text)
-            summary["tests"].append({"run": run, "suite": os.path.basename(path)[:-4],
-                                     "passed": int(passed.group(1)) if passed else 0,
-                                     "failed": int(failed.group(1)) if failed else 0})
+            summary["tests"].append(dict({"run": run, "suite": os.path.basename(path)[:-4]},
+                                         **tables_lib.gtest_counts(path)))
         for name, error in tables_lib.verify_errors(os.path.join(HERE, "h100", run), "verify_*.json").items():
             summary["verify"].append({"run": run, "name": name, "max_relative_error": error})
         for path in sorted(glob.glob(os.path.join(HERE, "h100", run, "details_*.txt"))):

@@ -71,12 +71,9 @@ def h200_factor_pass():
 
 def h200_checks():
     """The GPU kernel suites' passed counts and --verify-sample's largest relative error."""
-    out = {}
-    for f in sorted(glob.glob(os.path.join(HERE, "h200/tests_chunks_*.txt"))):
-        m = re.search(r"\[  PASSED  \] (\d+) tests", open(f).read())
-        out[os.path.basename(f)[:-4]] = int(m.group(1)) if m else 0
-    for f in sorted(glob.glob(os.path.join(HERE, "h200/verify_*.json"))):
-        out[os.path.basename(f)[:-5]] = json.load(open(f))["runs"][0]["sample_max_relative_error"]
+    out = {os.path.basename(f)[:-4]: tables_lib.gtest_counts(f)["passed"]
+           for f in sorted(glob.glob(os.path.join(HERE, "h200/tests_chunks_*.txt")))}
+    out.update(tables_lib.verify_errors(HERE, "h200/verify_*.json"))
     return out
 
 
