@@ -66,6 +66,18 @@ def verify_errors(here, pattern):
             for f in sorted(glob.glob(os.path.join(here, pattern)))}
 
 
+def summarize(here, name, keys, sections):
+    """Runs each of `sections` (functions that print their tables and add records to the summary) on a
+    summary holding an empty list under each of `keys`, then writes it as the JSON file `name` in `here`,
+    which that folder's README.md cites."""
+    summary = {key: [] for key in keys}
+    for section in sections:
+        section(summary)
+    with open(os.path.join(here, name), "w") as out:
+        json.dump(summary, out, indent=1)
+        out.write("\n")
+
+
 def gtest_counts(path):
     """{"passed": n, "failed": m} of a GoogleTest log (0 where its summary line is missing)."""
     text = open(path).read()

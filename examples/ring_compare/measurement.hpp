@@ -20,7 +20,8 @@ ringcomm::json::Value memory_json(const MemoryUse& mine);
 
 // Collective over MPI_COMM_WORLD: the rate (GB/s, bytes read + written over seconds; the slowest
 // rank's) of copying min(bytes, 512 MiB) within the memory that holds G_t (a device-to-device copy on
-// GPU builds, a host memcpy on CPU builds); median of five after one warm-up.
+// GPU builds, a host memcpy on CPU builds); median of five samples of four copies each after one
+// warm-up.
 double copy_rate_GBps(std::size_t bytes);
 
 // Collective over MPI_COMM_WORLD: one object per thread (ring) of a rank, with the steps and bytes

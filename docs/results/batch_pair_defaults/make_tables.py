@@ -99,15 +99,9 @@ def tests_and_checks(summary):
 
 
 def main():
-    summary = {"kernel_bandwidth": [], "ring_compare": [], "ring_compare_ratio": [], "tests": [], "verify": [],
-               "ncu": []}
-    kernel_bandwidth(summary)
-    ring_compare(summary)
-    tests_and_checks(summary)
-    with open(os.path.join(HERE, "defaults_summary.json"), "w") as out:
-        json.dump(summary, out, indent=1)
-        out.write("\n")
-
+    tables_lib.summarize(HERE, "defaults_summary.json",
+                         ("kernel_bandwidth", "ring_compare", "ring_compare_ratio", "tests", "verify", "ncu"),
+                         (kernel_bandwidth, ring_compare, tests_and_checks))
 
 if __name__ == "__main__":
     main()

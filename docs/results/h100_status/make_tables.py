@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Prints the tables of README.md from 1_replication/, 2_copy_rate/ and 3_direct_reads/ and writes
+status_summary.json, which README.md cites (python3 make_tables.py)."""
+import collections
+import csv
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+
+RUNS = ("1_replication", "2_copy_rate", "3_direct_reads")
+
+
+def ring_compare(summary):
+    """Every ring_compare run, and per case of 1_replication the median time of final over old's."""
+    times = collections.defaultdict(list)
+    for run in RUNS:
+        for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*.json"):
+            record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
+                          copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4))
+            summary["ring_compare"].append(record)
+            times[(run, fields["batch"], fields["scalar"], fields["channel"], fields["binary"])].append(record["ms"])
+    print("## ring_compare: x floor (ms per measurement, copy GB/s), every round")
+    for r in sorted(summary["ring_compare"], key=lambda r: (r["run"], r["batch"], r["scalar"], r["channel"], r["binary"])):
+        print("%-14s B=%-2d %-6s %-13s %-7s %.3f (%.3f ms, %.1f GB/s)" % (r["run"], r["batch"], r["scalar"], r["channel"],
+                                                                     r["binary"], r["fraction_of_floor"], r["ms"], r["copy_GBps"]))
+    print()
+    for (run, batch, scalar, channel, binary), ms in sorted(times.items()):
+        old = times.get((run, batch, scalar, channel, "old"))
+        if binary == "final" and old:
+            summary["ring_compare_ratio"].append({"run": run, "batch": batch, "scalar": scalar, "channel": channel,
+                                                  "over_old": round(statistics.median(ms) / statistics.median(old), 4)})
+    print("## ring_compare, 1_replication: final's median ms over old's")
+    for r in summary["ring_compare_ratio"]:
+        print("B=%-2d %-6s %-13s %.3f" % (r["batch"], r["scalar"], r["channel"], r["over_old"]))
+    print()
+
+
+def kernel_bandwidth(summary):
+    """Every kernel_bandwidth result, and per file how many cases reach the issue's 0.85."""
+    print("## kernel_bandwidth: ratio (kernel GB/s over copy GB/s) and ms per message")
+    for run in RUNS:
+        for path in sorted(glob.glob(os.path.join(HERE, run, "kb_*.json"))):
+            name = os.path.basename(path)
+            results = json.load(open(path))["results"]
+            for r in results:
+                record = {"run": run, "file": name, "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
+                          "batch": r["batch"], "pair_warps": r["pair_warps"], "transposed_reads": r["transposed_reads"],
+                          "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
+                          "copy_GBps": round(r["copy_GBps"], 1)}
+                summary["kernel_bandwidth"].append(record)
+                print("%-14s %-21s nb=%d B=%-2d %-6s %-13s pw=%-2d G^T=%-5s %.3f (%.3f ms)" % (
+                    run, name, r["nb"], r["batch"], r["precision"], r["channel"], r["pair_warps"], r["transposed_reads"],
+                    record["ratio"], record["ms"]))
+            if all(r["batch"] == 1 for r in results) and len(results) == 24:
+                met = sum(r["ratio"] >= 0.85 for r in results)
+                summary["kernel_bandwidth_met"].append({"run": run, "file": name, "cases": len(results), "met": met,
+                                                        "lowest": round(min(r["ratio"] for r in results), 4)})
+    print()
+    for r in summary["kernel_bandwidth_met"]:
+        print("%s/%s: %d of %d cases >= 0.85, lowest %.3f" % (r["run"], r["file"], r["met"], r["cases"], r["lowest"]))
+    print()
+
+
+KERNEL = re.compile(r"ParallelFor<(?:ringcomm::)?(\w+)")
+
+
+def ncu(summary):
+    """Every kernel of the profiled ring_compare runs (4 measurements at B = 1), by name: launches and mean
+    duration, and per case the kernels that run once per measurement added up."""
+    print("## Nsight Compute: kernels of ring_compare at B = 1 (4 measurements), mean us each")
+    for path in sorted(glob.glob(os.path.join(HERE, "2_copy_rate", "ncu_rc_B1_*.csv"))):
+        scalar, channel = re.fullmatch(r"ncu_rc_B1_(double|mixed)_(\w+)\.csv", os.path.basename(path)).groups()
+        durations = collections.OrderedDict()
+        for row in csv.reader(open(path)):
+            if len(row) != 15 or row[0] == "ID" or row[12] != "gpu__time_duration.sum":
+                continue
+            match = KERNEL.search(row[4])
+            name = match.group(1) if match else row[4].split("(")[0]
+            durations.setdefault(name, []).append(float(row[14].replace(",", "")) / 1e3)
+        per_measurement = 0.0
+        for name, us in durations.items():
+            record = {"scalar": scalar, "channel": channel, "kernel": name, "launches": len(us),
+                      "us": round(statistics.mean(us), 1)}
+            summary["ncu"].append(record)
+            if len(us) == 4:
+                per_measurement += statistics.mean(us)
+            print("%-6s %-13s %-28s x%d %.1f" % (scalar, channel, name, len(us), record["us"]))
+        summary["ncu_per_measurement"].append({"scalar": scalar, "channel": channel, "us": round(per_measurement, 1)})
+        print("%-6s %-13s every measurement's kernels together: %.1f us" % (scalar, channel, per_measurement))
+    print()
+
+
+def copy_rates(summary):
+    """The copy rates the floors and ratios rest on: ring_compare's at B = 1 with one copy a sample (final, both
+    runs) and four (copyfix), kernel_bandwidth's in 2_copy_rate."""
+    groups = {"ring_compare_one_copy": [r["copy_GBps"] for r in summary["ring_compare"]
+                                        if r["binary"] == "final" and r["batch"] == 1],
+              "ring_compare_four_copies": [r["copy_GBps"] for r in summary["ring_compare"] if r["binary"] == "copyfix"],
+              "kernel_bandwidth": [r["copy_GBps"] for r in summary["kernel_bandwidth"] if r["run"] == "2_copy_rate"]}
+    print("## Copy rates (GB/s): runs, lowest, median, highest")
+    for name, rates in groups.items():
+        record = {"source": name, "runs": len(rates), "min": min(rates), "median": round(statistics.median(rates), 1),
+                  "max": max(rates)}
+        summary["copy_rates"].append(record)
+        print("%-26s %3d %.1f %.1f %.1f" % (name, len(rates), record["min"], record["median"], record["max"]))
+    one, four = (statistics.median(groups[k]) for k in ("ring_compare_one_copy", "ring_compare_four_copies"))
+    summary["floor_one_copy_over_four"] = round(four / one, 4)
+    print("floor with one copy a sample over the floor with four (medians): %.3f" % (four / one))
+    print()
+
+
+def main():
+    tables_lib.summarize(HERE, "status_summary.json",
+                         ("ring_compare", "ring_compare_ratio", "kernel_bandwidth", "kernel_bandwidth_met", "ncu",
+                          "ncu_per_measurement", "copy_rates"),
+                         (ring_compare, kernel_bandwidth, ncu, copy_rates))
+
+if __name__ == "__main__":
+    main()
