@@ -614,7 +614,7 @@ void GtAccumulator<Scalar, MessageScalar>::set_pass_team_threads(int threads) {
 
 template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::pass_team_threads() const {
-  return pass_team_threads_ >= 0 ? pass_team_threads_ : default_pass_team_threads();
+  return pass_team_threads_ >= 0 ? pass_team_threads_ : default_pass_team_threads(dims_.nb);
 }
 
 template <class Scalar, class MessageScalar>

@@ -14,11 +14,48 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 
-RUNS = ("1_replication", "2_copy_rate", "3_direct_reads")
+RUNS = ("1_replication", "2_copy_rate", "3_direct_reads", "7_teams_1024")
+SWEEPS = ("4_batch_rows_blocks", "5_batch_rows_teams", "6_batch_teams", "8_float_teams")
+# The batch settings committed before 7_teams_1024 (75666bd) at the paper size on a GPU: 4 exchange rows a
+# thread, default_inner_block_chunks (3 at nb = 1, 18 at nb = 2 for complex<double> messages, 12 at nb = 1 for
+# complex<float> ones), Lx = 6 pairs a group, teams of 512. 6_batch_teams and 8_float_teams vary the team only.
+COMMITTED_BLOCKS = {("double", 1): 3, ("double", 2): 18, ("mixed", 1): 12}
+
+
+def committed(run, r):
+    if run in ("6_batch_teams", "8_float_teams"):
+        return r["pass_team_threads"] == 512
+    return (r["exchange_row_tile"], r["inner_block_chunks"], r["pair_warps"], r["pass_team_threads"]) == (
+        4, COMMITTED_BLOCKS[(r["precision"], r["nb"])], 6, 512)
+
+
+def batch_sweeps(summary):
+    """Every batch setting of the sweeps (B = 32) with its time over the committed settings' in the same file."""
+    print("## Batch sweeps, B = 32: ms per message and its fraction of the committed settings' time")
+    for run in SWEEPS:
+        for path in sorted(glob.glob(os.path.join(HERE, run, "kb_*.json"))):
+            results = json.load(open(path))["results"]
+            base = {tables_lib.case(r): r["kernel_seconds"] for r in results if committed(run, r)}
+            for r in results:
+                record = {"run": run, "file": os.path.basename(path), "nb": r["nb"], "precision": r["precision"],
+                          "channel": r["channel"], "rows": r["exchange_row_tile"], "blocks": r["inner_block_chunks"],
+                          "pair_warps": r["pair_warps"], "team": r["pass_team_threads"],
+                          "ms": round(1e3 * r["kernel_seconds"], 4),
+                          "of_committed": round(r["kernel_seconds"] / base[tables_lib.case(r)], 4)}
+                summary["batch_sweeps"].append(record)
+                print("%-19s %-24s nb=%d %-6s %-13s rows=%d iblk=%-2d pw=%-2d team=%-4d %.3f ms, %.3f of committed" % (
+                    run, record["file"], r["nb"], r["precision"], r["channel"], record["rows"], record["blocks"],
+                    record["pair_warps"], record["team"], record["ms"], record["of_committed"]))
+    print()
+
+
+# The binary each one is compared with in the same device call.
+BEFORE = {"final": "old", "teams": "copyfix"}
 
 
 def ring_compare(summary):
-    """Every ring_compare run, and per case of 1_replication the median time of final over old's."""
+    """Every ring_compare run, and per case the median time of a binary over the one it is compared with in the
+    same run (BEFORE)."""
     times = collections.defaultdict(list)
     for run in RUNS:
         for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*.json"):
@@ -32,13 +69,13 @@ def ring_compare(summary):
                                                                      r["binary"], r["fraction_of_floor"], r["ms"], r["copy_GBps"]))
     print()
     for (run, batch, scalar, channel, binary), ms in sorted(times.items()):
-        old = times.get((run, batch, scalar, channel, "old"))
-        if binary == "final" and old:
+        old = times.get((run, batch, scalar, channel, BEFORE.get(binary)))
+        if old:
             summary["ring_compare_ratio"].append({"run": run, "batch": batch, "scalar": scalar, "channel": channel,
                                                   "over_old": round(statistics.median(ms) / statistics.median(old), 4)})
-    print("## ring_compare, 1_replication: final's median ms over old's")
+    print("## ring_compare: median ms over the compared binary's (final over old, teams over copyfix)")
     for r in summary["ring_compare_ratio"]:
-        print("B=%-2d %-6s %-13s %.3f" % (r["batch"], r["scalar"], r["channel"], r["over_old"]))
+        print("%-14s B=%-2d %-6s %-13s %.3f" % (r["run"], r["batch"], r["scalar"], r["channel"], r["over_old"]))
     print()
 
 
@@ -52,6 +89,7 @@ def kernel_bandwidth(summary):
             for r in results:
                 record = {"run": run, "file": name, "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
                           "batch": r["batch"], "pair_warps": r["pair_warps"], "transposed_reads": r["transposed_reads"],
+                          "team": r["pass_team_threads"],
                           "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
                           "copy_GBps": round(r["copy_GBps"], 1)}
                 summary["kernel_bandwidth"].append(record)
@@ -102,7 +140,8 @@ def copy_rates(summary):
     runs) and four (copyfix), kernel_bandwidth's in 2_copy_rate."""
     groups = {"ring_compare_one_copy": [r["copy_GBps"] for r in summary["ring_compare"]
                                         if r["binary"] == "final" and r["batch"] == 1],
-              "ring_compare_four_copies": [r["copy_GBps"] for r in summary["ring_compare"] if r["binary"] == "copyfix"],
+              "ring_compare_four_copies": [r["copy_GBps"] for r in summary["ring_compare"]
+                                           if r["binary"] == "copyfix" and r["run"] == "2_copy_rate"],
               "kernel_bandwidth": [r["copy_GBps"] for r in summary["kernel_bandwidth"] if r["run"] == "2_copy_rate"]}
     print("## Copy rates (GB/s): runs, lowest, median, highest")
     for name, rates in groups.items():
@@ -116,11 +155,26 @@ def copy_rates(summary):
     print()
 
 
+def checks(summary):
+    """The GPU kernel suites and --verify-sample of 7_teams_1024's binary, and the suite with the default planted
+    back at 512 (run_7_planted.sh.txt)."""
+    here = os.path.join(HERE, "7_teams_1024")
+    print("## Checks of 7_teams_1024")
+    for path in sorted(glob.glob(os.path.join(here, "tests_*.txt")) + glob.glob(os.path.join(here, "planted_*.txt"))):
+        record = dict(tables_lib.gtest_counts(path), file=os.path.basename(path))
+        summary["tests"].append(record)
+        print("%s: %d passed, %d failed" % (record["file"], record["passed"], record["failed"]))
+    for name, error in tables_lib.verify_errors(here, "verify_*.json").items():
+        summary["verify"].append({"file": name, "max_relative_error": error})
+        print("%s: largest relative error %.2e" % (name, error))
+    print()
+
+
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("ring_compare", "ring_compare_ratio", "kernel_bandwidth", "kernel_bandwidth_met", "ncu",
-                          "ncu_per_measurement", "copy_rates"),
-                         (ring_compare, kernel_bandwidth, ncu, copy_rates))
+                          "ncu_per_measurement", "copy_rates", "batch_sweeps", "tests", "verify"),
+                         (ring_compare, kernel_bandwidth, ncu, copy_rates, batch_sweeps, checks))
 
 if __name__ == "__main__":
     main()

@@ -253,8 +253,8 @@ class GtAccumulator {
   // blocks, set_inner_block_chunks). There the warps of a group share cross values: pairs (k2, ω2) and
   // (k2', ω2) at exchange momenta Q and Q' with k2 ± Q = k2' ± Q' read one G_σ row, and a group of the
   // Lx pairs of one row of the cluster's momenta (k = kx + Lx·ky) maps onto one row of momenta under
-  // every shift by Q. On GPUs Lx, together with teams of 512 threads (default_pass_team_threads) so that
-  // a group's warps share one L1; CPUs 1 (no groups). On an H100 at the paper size, B = 32, ring_compare
+  // every shift by Q. On GPUs Lx, together with teams of 512 or 1024 threads (default_pass_team_threads)
+  // so that a group's warps share one L1; CPUs 1 (no groups). On an H100 at the paper size, B = 32, ring_compare
   // took 0.75–0.80 of the time of one pair in a RangePolicy in float, 0.83–0.87 in mixed precision and,
   // with one frequency warp (default_frequency_warps), 0.93–0.95 in double; kernel_bandwidth at nb = 2
   // 0.85–0.94 (docs/results/batch_pair_defaults, which holds the sweeps; docs/results/batch_pair_groups).
@@ -272,7 +272,8 @@ class GtAccumulator {
   // kMaxPassTeamThreads, else ringcomm::Error. Changes which multiprocessor runs a thread, never a
   // sum; host teams are one thread whatever the setting. A pass whose kernel's registers allow fewer
   // threads a team (Kokkos's team_size_max; shapes with frequency steps) runs the largest multiple
-  // of 32 that they allow. Default: on GPUs 512, CPUs 0 (default_block_pair_warps says why).
+  // of 32 that they allow. Default (default_pass_team_threads): on GPUs 512 or 1024, CPUs 0
+  // (default_block_pair_warps says why).
   static constexpr int kMaxPassTeamThreads = 1024;
   void set_pass_team_threads(int threads);
   int pass_team_threads() const;
@@ -280,10 +281,17 @@ class GtAccumulator {
   // pass_team_threads() where that pass hoists its positions, else 0 (a RangePolicy). On a GPU a kernel
   // whose registers allow fewer runs fewer (set_pass_team_threads).
   int pass_team_threads_in_use(int messages) const;
-  static constexpr int default_pass_team_threads() {
+  // On GPUs 1024 for messages in complex<double> at nb = 1: on an H100 at the paper size, B = 32, their
+  // batched passes took 0.957-0.968 of the time of 512 in every channel (kernel_bandwidth, four runs),
+  // teams of 192 to 960 threads 0.975-1.26, and ring_compare 0.950-0.973 of its time (0.962-0.964 at
+  // B = 64). Else 512: 1024 took 1.02-1.04 times its time at nb = 2, 1.05-1.08 in mixed precision and
+  // 1.19-1.31 in complex<float> (docs/results/h100_status: 5_batch_rows_teams, 6_batch_teams,
+  // 7_teams_1024, 8_float_teams).
+  static constexpr int default_pass_team_threads(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
-    return 512;
+    return nb == 1 && sizeof(MessageScalar) > sizeof(Kokkos::complex<float>) ? 1024 : 512;
 #else
+    (void)nb;
     return 0;
 #endif
   }
@@ -449,7 +457,7 @@ class GtAccumulator {
   int row_warps_ = kDefaultExchangeRowWarps;
   int pair_warps_ = 0;  // 0: default_pair_warps
   int inner_block_chunks_ = -1;  // -1: default_inner_block_chunks
-  int pass_team_threads_ = -1;   // -1: default_pass_team_threads
+  int pass_team_threads_ = -1;   // -1: default_pass_team_threads(nb)
   bool warp_tile_kernel_ = false;
   bool single_message_kernel_ = false;  // set by the constructor: default_single_message_kernel
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
