@@ -103,5 +103,6 @@ def main():
                          ("kernel_bandwidth", "ring_compare", "ring_compare_ratio", "tests", "verify", "ncu"),
                          (kernel_bandwidth, ring_compare, tests_and_checks))
 
+
 if __name__ == "__main__":
     main()

@@ -253,11 +253,12 @@ class GtAccumulator {
   // blocks, set_inner_block_chunks). There the warps of a group share cross values: pairs (k2, ω2) and
   // (k2', ω2) at exchange momenta Q and Q' with k2 ± Q = k2' ± Q' read one G_σ row, and a group of the
   // Lx pairs of one row of the cluster's momenta (k = kx + Lx·ky) maps onto one row of momenta under
-  // every shift by Q. On GPUs Lx, together with teams of 512 or 1024 threads (default_pass_team_threads)
-  // so that a group's warps share one L1; CPUs 1 (no groups). On an H100 at the paper size, B = 32, ring_compare
-  // took 0.75–0.80 of the time of one pair in a RangePolicy in float, 0.83–0.87 in mixed precision and,
-  // with one frequency warp (default_frequency_warps), 0.93–0.95 in double; kernel_bandwidth at nb = 2
-  // 0.85–0.94 (docs/results/batch_pair_defaults, which holds the sweeps; docs/results/batch_pair_groups).
+  // every shift by Q. On GPUs Lx, together with teams of 512 or 1024 threads
+  // (default_pass_team_threads) so that a group's warps share one L1; CPUs 1 (no groups). On an H100
+  // at the paper size, B = 32, ring_compare took 0.75–0.80 of the time of one pair in a RangePolicy in
+  // float, 0.83–0.87 in mixed precision and, with one frequency warp (default_frequency_warps),
+  // 0.93–0.95 in double (teams of 512); kernel_bandwidth at nb = 2 0.85–0.94
+  // (docs/results/batch_pair_defaults, which holds the sweeps; docs/results/batch_pair_groups).
   static int default_block_pair_warps(const Dims& dims) {
 #ifdef KOKKOS_ENABLE_CUDA
     return dims.Lx;
