@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 
 RUNS = ("1_replication", "2_copy_rate", "3_direct_reads", "7_teams_1024")
-SWEEPS = ("4_batch_rows_blocks", "5_batch_rows_teams", "6_batch_teams", "8_float_teams")
+SWEEPS = ("4_batch_rows_blocks", "5_batch_rows_teams", "6_batch_teams", "8_float_teams", "9_defaults_neighbourhood")
 # The batch settings committed before 7_teams_1024 (75666bd) at the paper size on a GPU: 4 exchange rows a
 # thread, default_inner_block_chunks (3 at nb = 1, 18 at nb = 2 for complex<double> messages, 12 at nb = 1 for
 # complex<float> ones), Lx = 6 pairs a group, teams of 512. 6_batch_teams and 8_float_teams vary the team only.
@@ -25,12 +25,15 @@ COMMITTED_BLOCKS = {("double", 1): 3, ("double", 2): 18, ("mixed", 1): 12}
 def committed(run, r):
     if run in ("6_batch_teams", "8_float_teams"):
         return r["pass_team_threads"] == 512
+    if run == "9_defaults_neighbourhood":  # the defaults of 7_teams_1024: teams of 1024 (its only setting here)
+        return (r["inner_block_chunks"], r["pair_warps"], r["exchange_row_warps"], r["frequency_warps"]) == (3, 6, 1, 1)
     return (r["exchange_row_tile"], r["inner_block_chunks"], r["pair_warps"], r["pass_team_threads"]) == (
         4, COMMITTED_BLOCKS[(r["precision"], r["nb"])], 6, 512)
 
 
 def batch_sweeps(summary):
-    """Every batch setting of the sweeps (B = 32) with its time over the committed settings' in the same file."""
+    """Every batch setting of the sweeps (B = 32) with its time over the committed settings' in the same file
+    (those before 7_teams_1024, and its own for 9_defaults_neighbourhood)."""
     print("## Batch sweeps, B = 32: ms per message and its fraction of the committed settings' time")
     for run in SWEEPS:
         for path in sorted(glob.glob(os.path.join(HERE, run, "kb_*.json"))):
@@ -40,6 +43,7 @@ def batch_sweeps(summary):
                 record = {"run": run, "file": os.path.basename(path), "nb": r["nb"], "precision": r["precision"],
                           "channel": r["channel"], "rows": r["exchange_row_tile"], "blocks": r["inner_block_chunks"],
                           "pair_warps": r["pair_warps"], "team": r["pass_team_threads"],
+                          "row_warps": r["exchange_row_warps"], "frequency_warps": r["frequency_warps"],
                           "ms": round(1e3 * r["kernel_seconds"], 4),
                           "of_committed": round(r["kernel_seconds"] / base[tables_lib.case(r)], 4)}
                 summary["batch_sweeps"].append(record)
