@@ -745,7 +745,7 @@ TEST(Batches, PairGroupsChangeNoSum) {
         const std::vector<ZDouble> one_pair = run<ZDouble, ZDouble>(problem, slices, 3, v).gt;
         const std::vector<ZDouble> one_pair_mixed = run<ZDouble, ZFloat>(problem, slices, 3, v).gt;
         EXPECT_LE(largest_error(one_pair, reference_gt<ZDouble>(problem)), 1e-12);
-        // {0, -1}: the defaults (on GPUs, Lx pairs in teams of 512).
+        // {0, -1}: the defaults (on GPUs, Lx pairs in teams of 512, or 1024 for double messages at nb = 1).
         for (const auto& [pairs, team] : {std::pair{2, 0}, std::pair{3, 96}, std::pair{7, 512},
                                           std::pair{1000, 1024}, std::pair{1, 256}, std::pair{0, -1}}) {
           SCOPED_TRACE(to_string(channel) + ", nb " + std::to_string(nb) + ", rows " + std::to_string(v.rows) +
@@ -762,9 +762,9 @@ TEST(Batches, PairGroupsChangeNoSum) {
   });
 }
 
-// The defaults of batched passes: on GPUs pair groups of a row of momenta (Lx pairs) in teams of 512
-// threads and one frequency warp, in every precision; host builds one pair in a RangePolicy. A single
-// message takes no teams.
+// The defaults of batched passes: on GPUs pair groups of a row of momenta (Lx pairs) and one frequency
+// warp in every precision, in teams of 1024 threads for messages in complex<double> at nb = 1 and 512
+// otherwise; host builds one pair in a RangePolicy. A single message takes no teams.
 TEST(Batches, PairGroupDefaultsFollowTheBuild) {
   const Problem problem = small_problem(1, Channel::ph_transverse, 1);  // Lx = 3, Ly = 2
   const Dims& dims = problem.dims;
