@@ -361,7 +361,7 @@ TEST(Variants, SettingsOutOfRangeThrow) {
   EXPECT_THROW(accumulate.set_frequency_warps(8), Error);
   accumulate.set_batch(4);  // the default frequency warps apply only without frequency steps
   accumulate.set_frequency_steps(1);
-  EXPECT_EQ(accumulate.frequency_warps(), (GtAccumulator<ZDouble>::default_frequency_warps(problem.channel, true)));
+  EXPECT_EQ(accumulate.frequency_warps(), GtAccumulator<ZDouble>::kDefaultFrequencyWarps);
   accumulate.set_frequency_steps(4);
   EXPECT_EQ(accumulate.frequency_warps(), 1);  // threads walk 4 frequencies: no warps share a diagonal
   EXPECT_THROW(accumulate.set_frequency_warps(2), Error);

@@ -593,7 +593,7 @@ void GtAccumulator<Scalar, MessageScalar>::set_frequency_warps(int warps) {
 template <class Scalar, class MessageScalar>
 int GtAccumulator<Scalar, MessageScalar>::frequency_warps() const {
   if (frequency_warps_ > 0) return frequency_warps_;
-  return frequency_steps_ > 1 ? 1 : default_frequency_warps(channel_, scratch_->batch > 1);
+  return frequency_steps_ > 1 ? 1 : kDefaultFrequencyWarps;
 }
 
 template <class Scalar, class MessageScalar>

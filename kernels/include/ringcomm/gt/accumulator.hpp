@@ -204,17 +204,14 @@ class GtAccumulator {
   // their registers). Threads whose frequency falls off the diagonal's ends idle ((warps − 1) of
   // 2n + warps − 1 frequencies, on both the inner index and the pair). 1, 2 or 4; else ringcomm::Error,
   // as for more than 1 together with frequency steps above 1 (a thread then walks one frequency).
-  // Default (default_frequency_warps): 1 everywhere. Single messages ran slower with every variant;
+  // Default (kDefaultFrequencyWarps): 1 everywhere. Single messages ran slower with every variant;
   // batches in double took 4 until their warps of a pair group shared cross values in teams of 512
   // threads (default_block_pair_warps): with those, one warp a diagonal ran 5–7 % faster in ring_compare
   // on an H100 at B = 32 (docs/results/batch_pair_defaults); float and mixed precision ran faster with 1
   // since their batches read all of a message before forming its products (docs/results/h200_batch_loads).
   void set_frequency_warps(int warps);
   int frequency_warps() const;
-  static constexpr int default_frequency_warps(Channel channel, bool batched) {
-    (void)channel, (void)batched;
-    return 1;
-  }
+  static constexpr int kDefaultFrequencyWarps = 1;
   // How many warps of a thread block take the same 32 inner indices and neighbouring blocks of
   // exchange rows, so that the G_σ values they share come from L1. 1 … kMaxExchangeRowWarps, else
   // ringcomm::Error.
@@ -256,7 +253,7 @@ class GtAccumulator {
   // every shift by Q. On GPUs Lx, together with teams of 512 or 1024 threads
   // (default_pass_team_threads) so that a group's warps share one L1; CPUs 1 (no groups). On an H100
   // at the paper size, B = 32, ring_compare took 0.75–0.80 of the time of one pair in a RangePolicy in
-  // float, 0.83–0.87 in mixed precision and, with one frequency warp (default_frequency_warps),
+  // float, 0.83–0.87 in mixed precision and, with one frequency warp (kDefaultFrequencyWarps),
   // 0.93–0.95 in double (teams of 512); kernel_bandwidth at nb = 2 0.85–0.94
   // (docs/results/batch_pair_defaults, which holds the sweeps; docs/results/batch_pair_groups).
   static int default_block_pair_warps(const Dims& dims) {
@@ -454,7 +451,7 @@ class GtAccumulator {
   std::string label_;  // kernel name for profilers
   int row_tile_ = 0;  // 0: default_exchange_row_tile
   int frequency_steps_ = 0;  // 0: default_frequency_steps
-  int frequency_warps_ = 0;  // 0: default_frequency_warps
+  int frequency_warps_ = 0;  // 0: kDefaultFrequencyWarps
   int row_warps_ = kDefaultExchangeRowWarps;
   int pair_warps_ = 0;  // 0: default_pair_warps
   int inner_block_chunks_ = -1;  // -1: default_inner_block_chunks
