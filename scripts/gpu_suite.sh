@@ -24,9 +24,9 @@
 #
 # Environment: GPU_SUITE_SECONDS (default 480) bounds the whole run; each step also has its own limit.
 # GPU_SUITE_ONLY="conformance ring_bandwidth …" runs only the steps whose names start with one of the
-# words (then GPU_SUITE_TRANSPORTS, default every compiled one, stands in for the conformance verdicts of
-# transports not tested). RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib) is put first on
-# LD_LIBRARY_PATH.
+# words (then GPU_SUITE_TRANSPORTS, default those ringcomm-info calls usable on as many ranks, stands in
+# for the conformance verdicts of transports not tested). RINGCOMM_UCX_LIB (default <repo>/.gpu/ucx/lib)
+# is put first on LD_LIBRARY_PATH.
 set -uo pipefail
 
 [[ $# -ge 1 && -d $1 ]] || { echo "usage: $0 BUILD_DIR [OUT_DIR]" >&2; exit 2; }
@@ -142,7 +142,8 @@ step system 30 bash -c "nvidia-smi; nvidia-smi topo -m; nvidia-smi nvlink -s 2>/
   echo LD_LIBRARY_PATH=\$LD_LIBRARY_PATH; env | grep -E '^(NCCL|OMPI|UCX)_' | sort"
 
 step ringcomm_info 40 bash -c "mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' &&
-  mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' --json > '$WORK/ringcomm_info.json'"
+  mpirun -np 2 --bind-to none '$BUILD/tools/ringcomm-info' --json > '$WORK/ringcomm_info.json' &&
+  mpirun -np 1 --bind-to none '$BUILD/tools/ringcomm-info' --json > '$WORK/ringcomm_info_p1.json'"
 
 # Transports that pass conformance take part in everything below: passed1 on 1 rank (a ring of one,
 # messages up to 256 MiB), passed2 on 2 ranks. nccl runs the suite whole: its walker-thread tests
@@ -159,13 +160,28 @@ for t in sorted(json.load(open(sys.argv[1]))["transports"], key=lambda t: t["aut
 [[ -n $compiled ]] || summary "  ringcomm-info listed no transports: no conformance runs"
 passed1=()
 passed2=()
-# conformance_verdict NAME TRANSPORT STATUS : whether the step's transport passed (0), was skipped as
-# not usable (1, said in the summary) or failed.
+# reported_usable INFO_JSON TRANSPORT : whether ringcomm-info, run on that many ranks, called it usable.
+reported_usable() {
+  python3 -c '
+import json, sys
+usable = {t["name"]: t["usable"] for t in json.load(open(sys.argv[1]))["transports"]}
+sys.exit(0 if usable.get(sys.argv[2]) else 1)
+' "$1" "$2" 2>/dev/null
+}
+# conformance_verdict NAME TRANSPORT STATUS INFO_JSON : whether the step's transport passed (0), was
+# skipped as not usable (1, said in the summary) or failed. A step not selected stands in with
+# GPU_SUITE_TRANSPORTS where that is set, else with what ringcomm-info said on the same number of ranks
+# (every compiled transport would hand later steps ones that refuse this machine, e.g. mpi without
+# CUDA-aware MPI).
 conformance_verdict() {
-  local name=$1 t=$2 status=$3
+  local name=$1 t=$2 status=$3 info=$4
   if ((status == 125)); then
-    [[ ,${GPU_SUITE_TRANSPORTS:-$(echo $compiled | tr ' ' ,)}, == *,$t,* ]] && return 0
-    return 1
+    if [[ -n ${GPU_SUITE_TRANSPORTS:-} ]]; then
+      [[ ,$GPU_SUITE_TRANSPORTS, == *,$t,* ]]
+      return
+    fi
+    reported_usable "$info" "$t"
+    return
   fi
   ((status == 0)) || return 2
   if grep -q "\[  SKIPPED \]" "$WORK/$name.log" && ! grep -q "\[  PASSED  \] [1-9]" "$WORK/$name.log"; then
@@ -177,10 +193,10 @@ conformance_verdict() {
 for t in $compiled; do
   filter="*/$t"
   step "conformance_p1_$t" 90 "${run1[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"
-  conformance_verdict "conformance_p1_$t" "$t" $? && passed1+=("$t")
+  conformance_verdict "conformance_p1_$t" "$t" $? "$WORK/ringcomm_info_p1.json" && passed1+=("$t")
   if [[ $OWN_GPU_TRANSPORTS == *" $t "* ]] && ! needs_gpus "conformance_$t" 2; then continue; fi
   step "conformance_$t" 90 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter="$filter"
-  conformance_verdict "conformance_$t" "$t" $? && passed2+=("$t")
+  conformance_verdict "conformance_$t" "$t" $? "$WORK/ringcomm_info.json" && passed2+=("$t")
 done
 step conformance_other 60 "${run2[@]}" "$BUILD/tests/test_conformance" --gtest_color=no --gtest_filter='-EveryTransport/*'
 step kernels 90 "${run2[@]}" "$BUILD/tests/test_kernels" --gtest_color=no

@@ -159,7 +159,9 @@ TEST(FuzzSettings, IntegersParseExactlyOrNameTheSettingAndTheRange) {
   int accepted = 0;
   for (int i = 0; i < kCases; ++i) {
     const std::string text = i % 3 == 0 ? std::to_string(source.integer(-100, 100)) : source.next();
-    const auto [min, max] = source.pick(ranges);
+    // Named copies, not a structured binding: lambdas capture bindings only from C++20 on (nvcc warns).
+    const auto range = source.pick(ranges);
+    const long long min = range.first, max = range.second;
     const auto expected = integer_oracle(text, min, max);
     long long value = 0;
     const auto error = rejection([&] { value = settings::parse_integer(text, "FUZZ_INT", min, max); }, text);
@@ -194,7 +196,8 @@ TEST(FuzzSettings, RealsAreDecimalNumbersInRangeOrNameTheSettingAndTheRange) {
   int accepted = 0;
   for (int i = 0; i < kCases; ++i) {
     const std::string text = source.next();
-    const auto [min, max] = source.pick(ranges);
+    const auto range = source.pick(ranges);
+    const double min = range.first, max = range.second;
     double value = 0;
     const auto error = rejection([&] { value = settings::parse_real(text, "FUZZ_REAL", min, max); }, text);
     if (!error) {
