@@ -78,12 +78,13 @@ def summarize(here, name, keys, sections):
         out.write("\n")
 
 
-def gtest_counts(path):
-    """{"passed": n, "failed": m} of a GoogleTest log (0 where its summary line is missing)."""
+def gtest_counts(path, words=("PASSED", "FAILED")):
+    """{"passed": n, "failed": m} of a GoogleTest log (0 where its summary line is missing); `words` may add
+    "SKIPPED"."""
     text = open(path).read()
     counts = {}
-    for word in ("PASSED", "FAILED"):
-        m = re.search(r"\[  %s  \] (\d+) test" % word, text)
+    for word in words:
+        m = re.search(r"\[ *%s *\] (\d+) test" % word, text)  # "[  PASSED  ]", "[  SKIPPED ]"
         counts[word.lower()] = int(m.group(1)) if m else 0
     return counts
 
