@@ -10,13 +10,14 @@
 # OUT_DIR (default $OUT, else ./gpu-results) receives summary.txt and results.tgz (every log and JSON
 # file), rewritten after each step so that a run cut short still returns what it did.
 #
-# Order: what the machine is, ringcomm-info, the conformance suite per transport on 1 rank and on 2
-# ranks — transports that fail it are left out of everything after — the G_t kernel tests, the
-# benchmarks, ring_compare at the paper's size, overlap (GPU_SUITE_OVERLAP_TRANSPORTS, default
-# all that passed), the mpi transport through Open MPI's UCX layer with
-# the CUDA-enabled UCX, two bad placements (two ranks on one GPU, one rank more than GPUs), and a
-# stalled peer (SIGSTOP) for cuda_ipc and ucx and a forced NCCL error, each of which must end every
-# rank in bounded time.
+# Order, checks before benchmarks so that a run short of time still checks what matters: what the
+# machine is, ringcomm-info, the conformance suite per transport on 1 rank and on 2 ranks — transports
+# that fail it are left out of everything after — the G_t kernel tests, ring_compare at the paper's
+# size, the mpi transport through Open MPI's UCX layer with the CUDA-enabled UCX, two bad placements
+# (two ranks on one GPU, one rank more than GPUs), a stalled peer (SIGSTOP) for cuda_ipc and ucx and a
+# forced NCCL error, each of which must end every rank in bounded time; then the benchmarks
+# (kernel_bandwidth, ring_bandwidth, pingpong, overlap with GPU_SUITE_OVERLAP_TRANSPORTS, default all
+# that passed).
 #
 # Two ranks run on two GPUs where the machine has them and share its GPU where it has one; a
 # transport that needs a GPU per rank (nccl) then runs on 1 rank only, and every step that cannot
@@ -208,37 +209,17 @@ only1=()
 for t in "${passed1[@]}"; do [[ " ${passed2[*]} " == *" $t "* ]] || only1+=("$t"); done
 list1=$(joined "${only1[@]}")
 
-step kernel_bandwidth 60 mpirun -np 1 "$BUILD/bench/kernel_bandwidth" --channel all --json "$WORK/kernel_bandwidth.json"
+# The ring end to end at the paper's size: on 2 ranks, then on 1 rank for the transports that could
+# not take 2 here.
 if [[ -n $list ]]; then
-  # Sizes by fours, and the paper's message: the host transport's large steps take long.
-  step ring_bandwidth 240 "${run2[@]}" "$BUILD/bench/ring_bandwidth" --transports "$list" \
-    --sizes 1M,4M,16M,64M,170M,256M,1G --json "$WORK/ring_bandwidth.json"
-  step pingpong 150 "${run2[@]}" "$BUILD/bench/pingpong" --transports "$list" --json "$WORK/pingpong.json"
   # The paper's size: Nc = 36 (6x6), 2n = 64, 10 exchange momenta x 4 exchange frequencies:
   # 212,336,640 G_t entries, 3.4 GB of complex<double>, on 2 ranks; errors against the original, and
   # (as ring and original share the kernel) 1000 entries against the serial formula (--verify-sample).
   step ring_compare 180 "${run2[@]}" "$BUILD/examples/ring_compare/ring_compare" --transports "$list" --nb 1 --lx 6 --ly 6 \
     --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --measurements 8 \
     --compare-limit 212336640 --verify-sample 1000 --json "$WORK/ring_compare.json"
-  # Issue #4's overlap and walker-thread targets: compute, communication, lock-step and overlap rings
-  # and 1, 2, 4 threads side by side. The paper's G_σ (194 MiB messages) with 3 of its 10 exchange
-  # momenta (510 MiB of G_t per rank), so that a step's kernel and exchange take about as long over NVLink.
-  # nccl measures one thread only (RingTeam refuses more for it). The paper's size, where compute
-  # dominates, is measured too (docs/results/README.md).
-  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-${passed2[*]}}; do
-    [[ " ${passed2[*]} " == *" $t "* ]] && echo "$t"; done | paste -sd,)
-  # Two ranks sharing one GPU also share its SMs: what overlap measures means nothing there.
-  if [[ -n $overlap_list ]] && needs_gpus overlap 2 && needs_gpus overlap_paper 2; then
-    step overlap 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 --lx 6 \
-      --ly 6 --nfreq 64 --exchange-momenta 0,1,2 --exchange-frequencies 0,1,2,3 --measurements 16 --samples 5 \
-      --json "$WORK/overlap.json"
-    step overlap_paper 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 \
-      --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 \
-      --measurements 16 --samples 5 --json "$WORK/overlap_paper.json"
-  fi
 fi
 
-# The paper's size on 1 rank for the transports that could not take 2 ranks here.
 if [[ -n $list1 ]]; then
   step ring_compare_p1 180 "${run1[@]}" "$BUILD/examples/ring_compare/ring_compare" --transports "$list1" --nb 1 --lx 6 \
     --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 --measurements 8 \
@@ -275,6 +256,31 @@ done
 if needs_gpus fault_nccl_abort 2; then
   expect_failure fault_nccl_abort "ncclCommAbort by the test hook" 40 env RINGCOMM_TEST_NCCL_ABORT=1:3 RINGCOMM_TIMEOUT=5 \
     RINGCOMM_TRANSPORT=nccl "${run2[@]}" "$BUILD/tests/fault_probe" --rounds 50
+fi
+
+# Benchmarks last: they take the longest and check nothing the steps above have not.
+step kernel_bandwidth 60 mpirun -np 1 "$BUILD/bench/kernel_bandwidth" --channel all --json "$WORK/kernel_bandwidth.json"
+if [[ -n $list ]]; then
+  # Sizes by fours, and the paper's message: the host transport's large steps take long.
+  step ring_bandwidth 240 "${run2[@]}" "$BUILD/bench/ring_bandwidth" --transports "$list" \
+    --sizes 1M,4M,16M,64M,170M,256M,1G --json "$WORK/ring_bandwidth.json"
+  step pingpong 150 "${run2[@]}" "$BUILD/bench/pingpong" --transports "$list" --json "$WORK/pingpong.json"
+  # Issue #4's overlap and walker-thread targets: compute, communication, lock-step and overlap rings
+  # and 1, 2, 4 threads side by side. The paper's G_σ (194 MiB messages) with 3 of its 10 exchange
+  # momenta (510 MiB of G_t per rank), so that a step's kernel and exchange take about as long over NVLink.
+  # nccl measures one thread only (RingTeam refuses more for it). The paper's size, where compute
+  # dominates, is measured too (docs/results/README.md).
+  overlap_list=$(for t in ${GPU_SUITE_OVERLAP_TRANSPORTS:-${passed2[*]}}; do
+    [[ " ${passed2[*]} " == *" $t "* ]] && echo "$t"; done | paste -sd,)
+  # Two ranks sharing one GPU also share its SMs: what overlap measures means nothing there.
+  if [[ -n $overlap_list ]] && needs_gpus overlap 2 && needs_gpus overlap_paper 2; then
+    step overlap 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 --lx 6 \
+      --ly 6 --nfreq 64 --exchange-momenta 0,1,2 --exchange-frequencies 0,1,2,3 --measurements 16 --samples 5 \
+      --json "$WORK/overlap.json"
+    step overlap_paper 240 "${run2[@]}" "$BUILD/bench/overlap" --transports "$overlap_list" --threads 1,2,4 --nb 1 \
+      --lx 6 --ly 6 --nfreq 64 --exchange-momenta 0,1,2,3,4,5,6,7,8,9 --exchange-frequencies 0,1,2,3 \
+      --measurements 16 --samples 5 --json "$WORK/overlap_paper.json"
+  fi
 fi
 
 summary "suite done in ${SECONDS}s"
