@@ -70,8 +70,7 @@ def ring_compare(summary):
 def kernel_bandwidth(summary):
     """The suite's kernel_bandwidth (its defaults: every channel x precision x nb, one message)."""
     print("## kernel_bandwidth, one message, ratio to the copy")
-    data = json.load(open(os.path.join(HERE, "1_suite", "kernel_bandwidth.json")))
-    for r in data["results"]:
+    for _, r in tables_lib.results(HERE, "1_suite/kernel_bandwidth.json"):
         record = {"nb": r["nb"], "precision": r["precision"], "channel": r["channel"], "ratio": round(r["ratio"], 3)}
         summary["kernel_bandwidth"].append(record)
         print("nb=%d %-6s %-13s %.3f" % (r["nb"], r["precision"], r["channel"], r["ratio"]))
