@@ -280,10 +280,10 @@ class GtAccumulator {
   // whose registers allow fewer runs fewer (set_pass_team_threads).
   int pass_team_threads_in_use(int messages) const;
   // On GPUs 1024 for messages in complex<double> at nb = 1: on an H100 at the paper size, B = 32, their
-  // batched passes took 0.957-0.968 of the time of 512 in every channel (kernel_bandwidth, four runs),
-  // teams of 192 to 960 threads 0.975-1.26, and ring_compare 0.950-0.973 of its time (0.962-0.964 at
-  // B = 64). Else 512: 1024 took 1.02-1.04 times its time at nb = 2, 1.05-1.08 in mixed precision and
-  // 1.19-1.31 in complex<float> (docs/results/h100_status: 5_batch_rows_teams, 6_batch_teams,
+  // batched passes took 0.957–0.968 of the time of 512 in every channel (kernel_bandwidth, four runs),
+  // teams of 192 to 960 threads 0.975–1.26, and ring_compare 0.950–0.973 of its time (0.962–0.964 at
+  // B = 64). Else 512: 1024 took 1.02–1.04 times its time at nb = 2, 1.05–1.08 in mixed precision and
+  // 1.19–1.31 in complex<float> (docs/results/h100_status: 5_batch_rows_teams, 6_batch_teams,
   // 7_teams_1024, 8_float_teams).
   static constexpr int default_pass_team_threads(int nb) {
 #ifdef KOKKOS_ENABLE_CUDA
