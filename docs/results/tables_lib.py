@@ -100,6 +100,27 @@ def ncu_metrics(path):
     return metrics
 
 
+NCU_KERNEL = re.compile(r"ParallelFor<(?:ringcomm::)?(\w+)")
+
+
+def ncu_kernel_durations(path):
+    """{kernel: [µs, ...]} in launch order of an `ncu --metrics gpu__time_duration.sum --csv` print: a Kokkos
+    kernel by its functor's name, any other by its name up to "(", each launch's duration in µs."""
+    durations = collections.OrderedDict()
+    rows = list(csv.reader(open(path)))
+    head = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), len(rows))
+    if head == len(rows):
+        return durations
+    name, metric, value = (rows[head].index(c) for c in ("Kernel Name", "Metric Name", "Metric Value"))
+    for row in rows[head + 1:]:
+        if len(row) != len(rows[head]) or row[metric] != "gpu__time_duration.sum":
+            continue
+        match = NCU_KERNEL.search(row[name])
+        durations.setdefault(match.group(1) if match else row[name].split("(")[0], []).append(
+            float(row[value].replace(",", "")) / 1e3)
+    return durations
+
+
 def ncu_details(path):
     """{metric: value} of an `ncu --page details --print-details all` print (the first value of each name)."""
     out = {}

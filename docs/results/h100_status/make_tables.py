@@ -2,7 +2,6 @@
 """Prints the tables of README.md from 1_replication/, 2_copy_rate/ and 3_direct_reads/ and writes
 status_summary.json, which README.md cites (python3 make_tables.py)."""
 import collections
-import csv
 import glob
 import json
 import os
@@ -110,22 +109,13 @@ def kernel_bandwidth(summary):
     print()
 
 
-KERNEL = re.compile(r"ParallelFor<(?:ringcomm::)?(\w+)")
-
-
 def ncu(summary):
     """Every kernel of the profiled ring_compare runs (4 measurements at B = 1), by name: launches and mean
     duration, and per case the kernels that run once per measurement added up."""
     print("## Nsight Compute: kernels of ring_compare at B = 1 (4 measurements), mean us each")
     for path in sorted(glob.glob(os.path.join(HERE, "2_copy_rate", "ncu_rc_B1_*.csv"))):
         scalar, channel = re.fullmatch(r"ncu_rc_B1_(double|mixed)_(\w+)\.csv", os.path.basename(path)).groups()
-        durations = collections.OrderedDict()
-        for row in csv.reader(open(path)):
-            if len(row) != 15 or row[0] == "ID" or row[12] != "gpu__time_duration.sum":
-                continue
-            match = KERNEL.search(row[4])
-            name = match.group(1) if match else row[4].split("(")[0]
-            durations.setdefault(name, []).append(float(row[14].replace(",", "")) / 1e3)
+        durations = tables_lib.ncu_kernel_durations(path)
         per_measurement = 0.0
         for name, us in durations.items():
             record = {"scalar": scalar, "channel": channel, "kernel": name, "launches": len(us),
