@@ -6,6 +6,7 @@
 //   bad_input_probe [--message-bytes B] [--gt-entries N] [--thread-level single|funneled|multiple]
 //                   [--need-thread-multiple]
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "ringcomm/ringcomm.hpp"
@@ -77,9 +78,23 @@ int probe(const Options& options) {
   return 0;
 }
 
+constexpr const char* kUsage =
+    "usage: bad_input_probe [--message-bytes B] [--gt-entries N] [--thread-level single|funneled|multiple]\n"
+    "                       [--need-thread-multiple]\n"
+    "Starts a ring as a ringcomm program does (thread level, walker schedule, ring size, transport, rings,\n"
+    "G_t slice) with the RINGCOMM_* settings of the environment, so that tests/expect_failure.cmake can\n"
+    "provoke each kind of bad input. Run under mpirun.\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Answered before MPI and Kokkos start: Kokkos would take --help for its own.
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
   std::string error;
   const Options options = parse(argc, argv, error);
   return ringcomm::run_main(

@@ -2,9 +2,15 @@
 // from the end. For tests that damage a file on purpose (tests/checkpoint_restart.cmake).
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: flip_byte FILE OFFSET\ninverts the bits of the byte at OFFSET of FILE in place; a negative "
+                "OFFSET counts from the end\n");
+    return 0;
+  }
   if (argc != 3) {
     std::fprintf(stderr, "usage: flip_byte FILE OFFSET\n");
     return 2;
