@@ -1,10 +1,8 @@
 // Walks through a ringcomm program's start-up — thread level, walker schedule, ring size, transport,
 // rings, G_t slice —
 // with sizes from the command line and settings from the environment, so that expect_failure.cmake
-// can provoke each kind of bad input and check how every rank reports it.
-//
-//   bad_input_probe [--message-bytes B] [--gt-entries N] [--thread-level single|funneled|multiple]
-//                   [--need-thread-multiple]
+// can provoke each kind of bad input and check how every rank reports it. Its options: kUsage below
+// (`bad_input_probe --help`).
 #include <cstdio>
 #include <cstring>
 #include <string>

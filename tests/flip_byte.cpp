@@ -5,14 +5,16 @@
 #include <cstring>
 #include <fstream>
 
+constexpr const char* kUsage = "usage: flip_byte FILE OFFSET\n";
+
 int main(int argc, char** argv) {
   if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::printf("usage: flip_byte FILE OFFSET\ninverts the bits of the byte at OFFSET of FILE in place; a negative "
-                "OFFSET counts from the end\n");
+    std::printf("%sinverts the bits of the byte at OFFSET of FILE in place; a negative OFFSET counts from the end\n",
+                kUsage);
     return 0;
   }
   if (argc != 3) {
-    std::fprintf(stderr, "usage: flip_byte FILE OFFSET\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   std::fstream file(argv[1], std::ios::in | std::ios::out | std::ios::binary);
