@@ -2,8 +2,8 @@
 # only when every rank reports the expected error and the job exits non-zero without hanging.
 add_executable(bad_input_probe bad_input_probe.cpp)
 target_link_libraries(bad_input_probe PRIVATE ringcomm::ringcomm)
-add_test(NAME program_bad_input_probe_help COMMAND bad_input_probe --help)
-set_tests_properties(program_bad_input_probe_help PROPERTIES PASS_REGULAR_EXPRESSION "usage: bad_input_probe .*--gt-entries N")
+ringcomm_add_program_test(bad_input_probe_help PROGRAM bad_input_probe RANKS 1 ARGS --help
+  EXPECT "usage: bad_input_probe .*--gt-entries N")
 
 # ringcomm_add_failure_test(<name> RANKS <p> EXPECT <regex>… [ENV <VAR=value>…] [ARGS <arg>…]
 #                           [RANK_ENV <rank 0's "VAR=value …"> <rank 1's> …] [RANK_ARGS <rank 0's "args"> …]

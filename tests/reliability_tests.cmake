@@ -3,10 +3,9 @@
 
 # Checkpoint/restart end to end (tests/checkpoint_restart.cmake explains each mode).
 add_executable(flip_byte flip_byte.cpp)
-# The help's second line: the usage alone is also what a wrong call prints (exit code 2, which a
-# PASS_REGULAR_EXPRESSION test does not look at).
-add_test(NAME program_flip_byte_help COMMAND flip_byte --help)
-set_tests_properties(program_flip_byte_help PROPERTIES PASS_REGULAR_EXPRESSION "usage: flip_byte FILE OFFSET\ninverts the bits")
+# The help's second line too: a wrong call prints the usage line alone (and exits with status 2).
+ringcomm_add_program_test(flip_byte_help PROGRAM flip_byte RANKS 1 ARGS --help
+  EXPECT "usage: flip_byte FILE OFFSET\ninverts the bits")
 foreach(mode restart damaged ranks problem)
   add_test(NAME checkpoint_${mode}
     COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}
