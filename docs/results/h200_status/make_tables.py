@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Prints the tables of README.md from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the
+second on the same machine two minutes later) and writes status_summary.json, which README.md cites
+(python3 make_tables.py). Ranges in the tables are over both runs and every round of each."""
+import collections
+import glob
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+
+RUNS = ("1_status", "2_repeat")
+# Issue 10's targets: ring_compare time per measurement over the floor, at one message and with batches;
+# kernel_bandwidth's ratio at one message.
+SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET = 1.15, 0.6, 0.85
+
+
+def card(summary):
+    """The card each run found (nvidia-smi's table)."""
+    for run in RUNS:
+        text = open(os.path.join(HERE, run, "nvidia-smi.txt")).read()
+        name = re.search(r"NVIDIA H\d+\S*(?: \S+)?", text).group(0)
+        summary["card"].append({"run": run, "name": name})
+        print("## Card of %s: %s" % (run, name))
+    print()
+
+
+def ring_compare(summary):
+    """Every ring_compare run, then per batch, scalar and channel the range over its rounds and whether the
+    issue's target holds in every round."""
+    cases = collections.defaultdict(list)
+    for run, (fields, r) in ((run, x) for run in RUNS for x in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*.json")):
+        record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4), copy_GBps=round(r["copy_GBps"], 1),
+                      ms=round(1e3 * r["seconds_per_measurement"], 4),
+                      floor_ms=round(1e3 * r["floor_seconds_per_measurement"], 4))
+        summary["ring_compare"].append(record)
+        cases[(record["batch"], record["scalar"], record["channel"])].append(record)
+    print("## ring_compare: x floor, lowest-highest over rounds (ms per measurement, copy GB/s)")
+    for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
+            kv[0][0], tables_lib.PREC.index(kv[0][1]), tables_lib.CHANNELS.index(kv[0][2]))):
+        fractions = [r["fraction_of_floor"] for r in runs]
+        target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
+        record = {"batch": batch, "scalar": scalar, "channel": channel, "rounds": len(runs),
+                  "lowest": min(fractions), "highest": max(fractions), "target": target,
+                  "met": int(max(fractions) <= target)}
+        summary["ring_compare_targets"].append(record)
+        print("B=%-2d %-6s %-13s %s (%s ms; %s GB/s) target %.2f: %s" % (
+            batch, scalar, channel, tables_lib.joined(fractions), tables_lib.joined([r["ms"] for r in runs]),
+            tables_lib.joined([r["copy_GBps"] for r in runs], "%.1f"), target, "met" if record["met"] else "not met"))
+    print()
+
+
+def kernel_bandwidth(summary):
+    """Every kernel_bandwidth case of each run at one message, and per run how many reach the issue's 0.85."""
+    print("## kernel_bandwidth at one message: ratio (ms per message)")
+    for run, (name, r) in ((run, x) for run in RUNS for x in tables_lib.results(os.path.join(HERE, run), "kb_B1_*.json")):
+        name = "%s/%s" % (run, name)
+        record = {"file": name, "nb": r["nb"], "precision": r["precision"], "channel": r["channel"], "batch": r["batch"],
+                  "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
+                  "copy_GBps": round(r["copy_GBps"], 1)}
+        summary["kernel_bandwidth"].append(record)
+        print("%-21s nb=%d %-6s %-13s %.3f (%.3f ms, copy %.1f GB/s)" % (
+            name, r["nb"], r["precision"], r["channel"], record["ratio"], record["ms"], record["copy_GBps"]))
+    by_file = tables_lib.grouped(summary["kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio", lambda r: r["ratio"])
+    for name, columns in sorted(by_file.items()):
+        ratios = columns["ratio"]
+        record = {"file": name, "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios),
+                  "lowest": min(ratios)}
+        summary["kernel_bandwidth_met"].append(record)
+        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
+                                                          record["lowest"]))
+    print()
+
+
+def ncu(summary):
+    """Every kernel of the profiled ring_compare run (4 measurements, B = 1): launches and mean duration, and
+    the kernels that run once per measurement added up."""
+    for run in RUNS:
+        path = os.path.join(HERE, run, "ncu_rc_B1_double_ph_magnetic.csv")
+        if not os.path.exists(path):
+            continue
+        print("## Nsight Compute, %s: kernels of ring_compare double ph_magnetic at B = 1 (4 measurements), "
+              "mean us each" % run)
+        durations = tables_lib.ncu_kernel_durations(path)
+        per_measurement = 0.0
+        for name, us in durations.items():
+            summary["ncu"].append({"run": run, "kernel": name, "launches": len(us), "us": round(statistics.mean(us), 1)})
+            if len(us) == 4:
+                per_measurement += statistics.mean(us)
+            print("%-28s x%d %.1f" % (name, len(us), statistics.mean(us)))
+        summary["ncu_per_measurement"].append({"run": run, "us": round(per_measurement, 1)})
+        print("every measurement's kernels together: %.1f us\n" % per_measurement)
+
+
+def checks(summary):
+    """The GPU kernel suites and --verify-sample at B = 32."""
+    print("## Checks")
+    for run in RUNS:
+        for path in sorted(glob.glob(os.path.join(HERE, run, "tests_*.txt"))):
+            record = dict(tables_lib.gtest_counts(path, ("PASSED", "FAILED", "SKIPPED")), run=run,
+                          file=os.path.basename(path))
+            summary["tests"].append(record)
+            print("%s/%s: %d passed, %d failed, %d skipped" % (run, record["file"], record["passed"], record["failed"],
+                                                               record["skipped"]))
+        for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
+            summary["verify"].append({"run": run, "file": name, "max_relative_error": error})
+            print("%s/%s: largest relative error %.2e" % (run, name, error))
+    print()
+
+
+def cell(values, path, fmt="%.3f"):
+    """A README cell: the values shown as one number or their range, annotated with their source."""
+    low, high = fmt % min(values), fmt % max(values)
+    shown = low if low == high else "%s–%s" % (low, high)
+    return "**%s**<!-- h200_status/status_summary.json: %s -->" % (shown, path)
+
+
+def readme_tables(summary):
+    """README.md's tables, annotated (paste them; the docs checker compares every number with the summary)."""
+    print("## README tables")
+    print("| scalar | channel | B = 1: x floor | ms per measurement | B = 32: x floor | B = 64: x floor |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for scalar in ("double", "mixed", "float"):
+        for channel in tables_lib.CHANNELS:
+            cells = []
+            for batch, field in ((1, "fraction_of_floor"), (1, "ms"), (32, "fraction_of_floor"), (64, "fraction_of_floor")):
+                values = [r[field] for r in summary["ring_compare"]
+                          if (r["batch"], r["scalar"], r["channel"]) == (batch, scalar, channel)]
+                where = "ring_compare[batch=%d][scalar=%s][channel=%s].%s" % (batch, scalar, channel, field)
+                cells.append(cell(values, where) if values else "–")
+            if any(c != "–" for c in cells):
+                print("| %s | %s | %s |" % (scalar, channel, " | ".join(cells)))
+    print()
+    print("| precision | nb = 1: " + " | ".join(tables_lib.CHANNELS) + " | nb = 2: " + " | ".join(tables_lib.CHANNELS) + " |")
+    print("| --- |" + " --- |" * 8)
+    for precision in ("double", "mixed", "float"):
+        cells = []
+        for nb in (1, 2):
+            for channel in tables_lib.CHANNELS:
+                values = [r["ratio"] for r in summary["kernel_bandwidth"]
+                          if (r["nb"], r["precision"], r["channel"]) == (nb, precision, channel)]
+                where = "kernel_bandwidth[nb=%d][precision=%s][channel=%s].ratio" % (nb, precision, channel)
+                cells.append(cell(values, where) if values else "–")
+        print("| %s | %s |" % (precision, " | ".join(cells)))
+    print()
+
+
+def main():
+    tables_lib.summarize(HERE, "status_summary.json",
+                         ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
+                          "ncu", "ncu_per_measurement", "tests", "verify"),
+                         (card, ring_compare, kernel_bandwidth, ncu, checks, readme_tables))
+
+
+if __name__ == "__main__":
+    main()
