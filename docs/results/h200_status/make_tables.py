@@ -68,11 +68,16 @@ def kernel_bandwidth(summary):
     by_file = tables_lib.grouped(summary["kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio", lambda r: r["ratio"])
     for name, columns in sorted(by_file.items()):
         ratios = columns["ratio"]
+        # The first complex<float> case (pp_up_down) ran kernel and copy slower after the mixed-precision
+        # ones (README.md), so its ratio is not comparable: the count without it too.
+        comparable = [r["ratio"] for r in summary["kernel_bandwidth"]
+                      if r["file"] == name and (r["precision"], r["channel"]) != ("float", "pp_up_down")]
         record = {"file": name, "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios),
+                  "met_without_float_pp_up_down": sum(x >= BANDWIDTH_TARGET for x in comparable),
                   "lowest": min(ratios)}
         summary["kernel_bandwidth_met"].append(record)
-        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
-                                                          record["lowest"]))
+        print("%s: %d of %d cases >= %.2f (%d without float pp_up_down), lowest %.3f" % (
+            name, record["met"], record["cases"], BANDWIDTH_TARGET, record["met_without_float_pp_up_down"], record["lowest"]))
     print()
 
 
