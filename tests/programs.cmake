@@ -102,6 +102,20 @@ ringcomm_add_program_test(ring_overhead_other_transport_not_comparable PROGRAM r
   EXPECT "not comparable: the ring runs over 'host'")
 ringcomm_add_program_test(pingpong PROGRAM pingpong RANKS 2 ARGS --transports mpi --max-bytes 64 --iterations 10 --windows 3
   EXPECT "latency us +pipelined us" "\n64 +[0-9.]+ +[0-9.]+ +[0-9.]+ +10 +64 +yes")
+ringcomm_add_program_test(pingpong_help PROGRAM pingpong RANKS 1 ARGS --help
+  EXPECT "Usage: pingpong" "--transports LIST" "--max-bytes")
+# kernel_bandwidth: every channel, precision and nb at a tiny shape, at one message and batches of 2;
+# check_kernel_bandwidth_json.py wants one complete result per case, its copy rate settled first.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+ringcomm_add_program_test(kernel_bandwidth PROGRAM kernel_bandwidth RANKS 1
+  ARGS --nb 1,2 --lx 2 --ly 2 --n-freq 4 --exchange-momenta 0,1 --exchange-frequencies 0,1 --batch 1,2
+       --launches 1 --repetitions 1
+  JSON kb.json EXPECT "ms/message +kernel GB/s +copy GB/s +ratio" "lowest ratio: "
+  AFTER ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_kernel_bandwidth_json.py
+        ${CMAKE_CURRENT_BINARY_DIR}/program_tests/kernel_bandwidth/kb.json
+        --nb 1,2 --precision double,mixed,float --channel all --batch 1,2)
+ringcomm_add_program_test(kernel_bandwidth_help PROGRAM kernel_bandwidth RANKS 1 ARGS --help
+  EXPECT "Usage: kernel_bandwidth" "--precision LIST" "--batch LIST" "--json FILE")
 ringcomm_add_program_test(ring_overhead_bad_size PROGRAM ring_overhead RANKS 2 ARGS --sizes 12Q EXPECT_FAILURE
   EXPECT "--sizes='12Q' is not valid: expected a byte count")
 
