@@ -205,9 +205,10 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
 
 // Copies the slice of freshly allocated arrays until the copy runs at its steady rate: for at least
 // kSettleSeconds, then until the last three copies each take within 1 % of the fastest so far (at most
-// kMaxSettleSeconds). Returns the copies made. Why: on an H200 the first case measured on the arrays of
-// complex<float>, allocated after those of mixed precision were freed, ran its kernel and its copy
-// 9–10 % slower than the next case on the same arrays, in every sample (docs/results/h200_status).
+// kMaxSettleSeconds). Returns the copies made. Why: without it the first case measured on the arrays of
+// complex<float>, allocated after those of mixed precision were freed, ran its kernel 9–13 % slower than
+// it does alone, and often its copy too, on an H200 and an H100; with it that case runs as it does alone
+// (docs/results/h200_status, 3_settle_h100).
 constexpr double kSettleSeconds = 0.1, kMaxSettleSeconds = 1.0;
 template <class Scalar, class Message>
 int settle_copy_rate(Arrays<Scalar, Message>& arrays) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the
-second on the same machine two minutes later) and writes status_summary.json, which README.md cites
+second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100) and writes status_summary.json, which README.md cites
 (python3 make_tables.py). Ranges in the tables are over both runs and every round of each."""
 import collections
 import glob
@@ -101,6 +101,39 @@ def ncu(summary):
         print("every measurement's kernels together: %.1f us\n" % per_measurement)
 
 
+SETTLE = "3_settle_h100"
+
+
+def settle(summary):
+    """3_settle_h100 (an H100): kernel_bandwidth in run56's order (double, mixed, float) with 47ef225's binary
+    (teams) and with one that settles each array set's copy rate first (settle), alternately, and
+    complex<float> alone with teams: the complex<float> pp_up_down case of each file, and per file how many
+    of the 24 cases reach 0.85."""
+    print("## %s: complex<float> pp_up_down by binary and order (kernel ms, copy GB/s, ratio)" % SETTLE)
+    for name, r in tables_lib.results(os.path.join(HERE, SETTLE), "kb_*.json"):
+        binary = "settle" if "settle" in name else "teams"
+        order = "alone" if "alone" in name else "double,mixed,float"
+        record = {"file": name, "binary": binary, "order": order, "nb": r["nb"], "precision": r["precision"],
+                  "channel": r["channel"], "ms": round(1e3 * r["kernel_seconds"], 4),
+                  "copy_GBps": round(r["copy_GBps"], 1), "ratio": round(r["ratio"], 4),
+                  "settle_copies": r.get("settle_copies", 0)}
+        summary["settle"].append(record)
+        if (r["precision"], r["channel"]) == ("float", "pp_up_down"):
+            print("%-24s nb=%d %-6s %.3f ms, copy %.1f, ratio %.3f%s" % (
+                name, r["nb"], binary, record["ms"], record["copy_GBps"], record["ratio"],
+                ", %d settling copies" % record["settle_copies"] if record["settle_copies"] else ""))
+    by_file = tables_lib.grouped([r for r in summary["settle"] if r["order"] != "alone"], lambda r: r["file"],
+                                 lambda r: "ratio", lambda r: r["ratio"])
+    for name, columns in sorted(by_file.items()):
+        ratios = columns["ratio"]
+        record = {"file": name, "binary": "settle" if "settle" in name else "teams", "cases": len(ratios),
+                  "met": sum(x >= BANDWIDTH_TARGET for x in ratios), "lowest": min(ratios)}
+        summary["settle_met"].append(record)
+        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
+                                                          record["lowest"]))
+    print()
+
+
 def checks(summary):
     """The GPU kernel suites and --verify-sample at B = 32."""
     print("## Checks")
@@ -157,8 +190,8 @@ def readme_tables(summary):
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
-                          "ncu", "ncu_per_measurement", "tests", "verify"),
-                         (card, ring_compare, kernel_bandwidth, ncu, checks, readme_tables))
+                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met"),
+                         (card, ring_compare, kernel_bandwidth, ncu, settle, checks, readme_tables))
 
 
 if __name__ == "__main__":
