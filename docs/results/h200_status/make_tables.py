@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the
-second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100) and writes status_summary.json, which README.md cites
+second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100; 4_settle_h200 where it exists) and writes status_summary.json, which README.md cites
 (python3 make_tables.py). Ranges in the tables are over both runs and every round of each."""
 import collections
 import glob
@@ -101,38 +101,71 @@ def ncu(summary):
         print("every measurement's kernels together: %.1f us\n" % per_measurement)
 
 
-SETTLE = "3_settle_h100"
+SETTLE_RUNS = ("3_settle_h100", "4_settle_h200")
 
 
 def settle(summary):
-    """3_settle_h100 (an H100): kernel_bandwidth in run56's order (double, mixed, float) with 47ef225's binary
-    (teams) and with one that settles each array set's copy rate first (settle), alternately, and
-    complex<float> alone with teams: the complex<float> pp_up_down case of each file, and per file how many
-    of the 24 cases reach 0.85."""
-    print("## %s: complex<float> pp_up_down by binary and order (kernel ms, copy GB/s, ratio)" % SETTLE)
-    for name, r in tables_lib.results(os.path.join(HERE, SETTLE), "kb_*.json"):
-        binary = "settle" if "settle" in name else "teams"
-        order = "alone" if "alone" in name else "double,mixed,float"
-        record = {"file": name, "binary": binary, "order": order, "nb": r["nb"], "precision": r["precision"],
-                  "channel": r["channel"], "ms": round(1e3 * r["kernel_seconds"], 4),
-                  "copy_GBps": round(r["copy_GBps"], 1), "ratio": round(r["ratio"], 4),
-                  "settle_copies": r.get("settle_copies", 0)}
-        summary["settle"].append(record)
-        if (r["precision"], r["channel"]) == ("float", "pp_up_down"):
-            print("%-24s nb=%d %-6s %.3f ms, copy %.1f, ratio %.3f%s" % (
-                name, r["nb"], binary, record["ms"], record["copy_GBps"], record["ratio"],
-                ", %d settling copies" % record["settle_copies"] if record["settle_copies"] else ""))
-    by_file = tables_lib.grouped([r for r in summary["settle"] if r["order"] != "alone"], lambda r: r["file"],
-                                 lambda r: "ratio", lambda r: r["ratio"])
-    for name, columns in sorted(by_file.items()):
-        ratios = columns["ratio"]
-        record = {"file": name, "binary": "settle" if "settle" in name else "teams", "cases": len(ratios),
-                  "met": sum(x >= BANDWIDTH_TARGET for x in ratios), "lowest": min(ratios)}
-        summary["settle_met"].append(record)
-        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
-                                                          record["lowest"]))
-    print()
+    """3_settle_h100 (an H100) and, where it exists, 4_settle_h200: kernel_bandwidth in run56's order (double,
+    mixed, float) with 47ef225's binary (teams) and with one that settles each array set's copy rate first
+    (settle), alternately, and complex<float> alone with teams: the complex<float> pp_up_down case of each
+    file, and per file how many of the 24 cases reach 0.85."""
+    for run in SETTLE_RUNS:
+        if not os.path.isdir(os.path.join(HERE, run)):
+            continue
+        print("## %s: complex<float> pp_up_down by binary and order (kernel ms, copy GB/s, ratio)" % run)
+        for name, r in tables_lib.results(os.path.join(HERE, run), "kb_[fo]*.json"):
+            binary = "settle" if "settle" in name else "teams"
+            order = "alone" if "alone" in name else "double,mixed,float"
+            record = {"run": run, "file": name, "binary": binary, "order": order, "nb": r["nb"],
+                      "precision": r["precision"], "channel": r["channel"], "ms": round(1e3 * r["kernel_seconds"], 4),
+                      "copy_GBps": round(r["copy_GBps"], 1), "ratio": round(r["ratio"], 4),
+                      "settle_copies": r.get("settle_copies", 0)}
+            summary["settle"].append(record)
+            if (r["precision"], r["channel"]) == ("float", "pp_up_down"):
+                print("%-24s nb=%d %-6s %.3f ms, copy %.1f, ratio %.3f%s" % (
+                    name, r["nb"], binary, record["ms"], record["copy_GBps"], record["ratio"],
+                    ", %d settling copies" % record["settle_copies"] if record["settle_copies"] else ""))
+        by_file = tables_lib.grouped([r for r in summary["settle"] if r["run"] == run and r["order"] != "alone"],
+                                     lambda r: r["file"], lambda r: "ratio", lambda r: r["ratio"])
+        for name, columns in sorted(by_file.items()):
+            ratios = columns["ratio"]
+            record = {"run": run, "file": name, "binary": "settle" if "settle" in name else "teams",
+                      "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios), "lowest": min(ratios)}
+            summary["settle_met"].append(record)
+            print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"],
+                                                              BANDWIDTH_TARGET, record["lowest"]))
+        print()
 
+def batch_sweep(summary):
+    """4_settle_h200 where it exists: kernel_bandwidth at B = 32, double, nb = 1: every channel with its
+    defaults, and ph_magnetic over team threads, inner-block chunks, frequency warps and row tiles, each
+    configuration's time per message over the defaults' (below 1: faster), the ten fastest printed."""
+    run = os.path.join(HERE, "4_settle_h200")
+    if not os.path.isdir(run):
+        return
+    defaults = {r["channel"]: r for _, r in tables_lib.results(run, "kb_defaults_*.json")}
+    if "ph_magnetic" not in defaults:
+        return
+    base = defaults["ph_magnetic"]
+    print("## 4_settle_h200: B = 32, double, nb = 1 (ms per message, x floor = kernel over copy time)")
+    for channel, r in defaults.items():
+        summary["batch_defaults"].append({"channel": channel, "ms": round(1e3 * r["kernel_seconds"], 4),
+                                          "of_floor": round(tables_lib.per_message(r), 4),
+                                          "team": r["pass_team_threads"], "iblk": r["inner_block_chunks"],
+                                          "fwarps": r["frequency_warps"], "rows": r["exchange_row_tile"]})
+        print("defaults %-13s %.3f ms, %.3f x floor" % (channel, 1e3 * r["kernel_seconds"], tables_lib.per_message(r)))
+    rows = []
+    for _, r in tables_lib.results(run, "kb_sweep_*.json"):
+        record = {"team": r["pass_team_threads"], "iblk": r["inner_block_chunks"], "fwarps": r["frequency_warps"],
+                  "rows": r["exchange_row_tile"], "ms": round(1e3 * r["kernel_seconds"], 4),
+                  "of_floor": round(tables_lib.per_message(r), 4),
+                  "of_defaults": round(r["kernel_seconds"] / base["kernel_seconds"], 4)}
+        summary["batch_sweep"].append(record)
+        rows.append(record)
+    for r in sorted(rows, key=lambda r: r["of_defaults"])[:10]:
+        print("team %4d iblk %d fwarps %d rows %d: %.3f ms, %.3f x floor, %.3f of the defaults' time" % (
+            r["team"], r["iblk"], r["fwarps"], r["rows"], r["ms"], r["of_floor"], r["of_defaults"]))
+    print()
 
 def checks(summary):
     """The GPU kernel suites and --verify-sample at B = 32."""
@@ -190,8 +223,8 @@ def readme_tables(summary):
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
-                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met"),
-                         (card, ring_compare, kernel_bandwidth, ncu, settle, checks, readme_tables))
+                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep"),
+                         (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, checks, readme_tables))
 
 
 if __name__ == "__main__":
