@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the
-second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100; 4_settle_h200 where it exists) and writes status_summary.json, which README.md cites
+second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100; 4_settle_h200 where it exists) and 5_rc_length_h100/ (run_5.sh.txt, an H100) and writes status_summary.json, which README.md cites
 (python3 make_tables.py). Ranges in the tables are over both runs and every round of each."""
 import collections
 import glob
+import json
 import os
 import re
 import statistics
@@ -167,6 +168,28 @@ def batch_sweep(summary):
             r["team"], r["iblk"], r["fwarps"], r["rows"], r["ms"], r["of_floor"], r["of_defaults"]))
     print()
 
+def run_length(summary):
+    """5_rc_length_h100 (an H100): ring_compare at B = 1, double, with 192 and 768 measurements; per channel
+    and length the time per measurement and its fraction of the floor over both rounds."""
+    run = os.path.join(HERE, "5_rc_length_h100")
+    if not os.path.isdir(run):
+        return
+    print("## 5_rc_length_h100: ring_compare B = 1 double by run length (ms per measurement, x floor)")
+    cases = collections.defaultdict(list)
+    for path in sorted(glob.glob(os.path.join(run, "rc_m*.json"))):
+        data = json.load(open(path))
+        r = data["runs"][0]
+        record = {"file": os.path.basename(path), "channel": r["channel"], "measurements": data["measurements"],
+                  "ms": round(1e3 * r["seconds_per_measurement"], 4),
+                  "fraction_of_floor": round(r["fraction_of_floor"], 4), "copy_GBps": round(r["copy_GBps"], 1)}
+        summary["run_length"].append(record)
+        cases[(record["channel"], record["measurements"])].append(record)
+    for (channel, measurements), runs in sorted(cases.items()):
+        print("%-13s %4d measurements: %s ms, %s x floor" % (
+            channel, measurements, tables_lib.joined([r["ms"] for r in runs], "%.4f"),
+            tables_lib.joined([r["fraction_of_floor"] for r in runs])))
+    print()
+
 def checks(summary):
     """The GPU kernel suites and --verify-sample at B = 32."""
     print("## Checks")
@@ -223,8 +246,9 @@ def readme_tables(summary):
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
-                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep"),
-                         (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, checks, readme_tables))
+                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep", "run_length"),
+                         (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, run_length, checks,
+                          readme_tables))
 
 
 if __name__ == "__main__":
