@@ -120,6 +120,8 @@ struct Arrays {
         message("kernel_bandwidth message", dims.message_entries()) {
     gt::SyntheticWalker(dims, 1, 1).write<Message>(0, message.data());
   }
+  // The yardstick: the slice copied to the copy target, one read and one write of every entry.
+  void copy() const { Kokkos::deep_copy(ExecSpace(), copy_target, gt_slice); }
   Kokkos::View<Scalar*> gt_slice;
   Kokkos::View<Scalar*> copy_target;
   Kokkos::View<Message*> message;
@@ -168,7 +170,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
     accumulate.flush();
   };
-  const auto copy = [&] { Kokkos::deep_copy(ExecSpace(), arrays.copy_target, arrays.gt_slice); };
+  const auto copy = [&] { arrays.copy(); };
 
   ChannelResult r;
   r.dims = dims;
@@ -212,7 +214,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
 constexpr double kSettleSeconds = 0.1, kMaxSettleSeconds = 1.0;
 template <class Scalar, class Message>
 int settle_copy_rate(Arrays<Scalar, Message>& arrays) {
-  const auto copy = [&] { Kokkos::deep_copy(ExecSpace(), arrays.copy_target, arrays.gt_slice); };
+  const auto copy = [&] { arrays.copy(); };
   const double start = MPI_Wtime();
   double fastest = 0;
   int copies = 0, steady = 0;  // steady: the latest copies in a row within 1 % of the fastest

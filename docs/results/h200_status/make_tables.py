@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the tables of README.md from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the
-second on the same machine two minutes later) and 3_settle_h100/ (run_3.sh.txt on an H100; 4_settle_h200 where it exists) and 5_rc_length_h100/ (run_5.sh.txt, an H100) and writes status_summary.json, which README.md cites
-(python3 make_tables.py). Ranges in the tables are over both runs and every round of each."""
+"""Prints the tables of README.md and writes status_summary.json, which README.md cites (python3
+make_tables.py), from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the second on the same
+machine two minutes later; ranges are over both runs and every round of each), 3_settle_h100/ (run_3.sh.txt
+on an H100; 4_settle_h200/ where it exists) and 5_rc_length_h100/ (run_5.sh.txt, an H100)."""
 import collections
 import glob
 import json
@@ -34,12 +35,13 @@ def ring_compare(summary):
     """Every ring_compare run, then per batch, scalar and channel the range over its rounds and whether the
     issue's target holds in every round."""
     cases = collections.defaultdict(list)
-    for run, (fields, r) in ((run, x) for run in RUNS for x in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*.json")):
-        record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4), copy_GBps=round(r["copy_GBps"], 1),
-                      ms=round(1e3 * r["seconds_per_measurement"], 4),
-                      floor_ms=round(1e3 * r["floor_seconds_per_measurement"], 4))
-        summary["ring_compare"].append(record)
-        cases[(record["batch"], record["scalar"], record["channel"])].append(record)
+    for run in RUNS:
+        for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*.json"):
+            record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
+                          copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4),
+                          floor_ms=round(1e3 * r["floor_seconds_per_measurement"], 4))
+            summary["ring_compare"].append(record)
+            cases[(record["batch"], record["scalar"], record["channel"])].append(record)
     print("## ring_compare: x floor, lowest-highest over rounds (ms per measurement, copy GB/s)")
     for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
             kv[0][0], tables_lib.PREC.index(kv[0][1]), tables_lib.CHANNELS.index(kv[0][2]))):
@@ -137,6 +139,7 @@ def settle(summary):
                                                               BANDWIDTH_TARGET, record["lowest"]))
         print()
 
+
 def batch_sweep(summary):
     """4_settle_h200 where it exists: kernel_bandwidth at B = 32, double, nb = 1: every channel with its
     defaults, and ph_magnetic over team threads, inner-block chunks, frequency warps and row tiles, each
@@ -168,6 +171,7 @@ def batch_sweep(summary):
             r["team"], r["iblk"], r["fwarps"], r["rows"], r["ms"], r["of_floor"], r["of_defaults"]))
     print()
 
+
 def run_length(summary):
     """5_rc_length_h100 (an H100): ring_compare at B = 1, double, with 192 and 768 measurements; per channel
     and length the time per measurement and its fraction of the floor over both rounds."""
@@ -189,6 +193,7 @@ def run_length(summary):
             channel, measurements, tables_lib.joined([r["ms"] for r in runs], "%.4f"),
             tables_lib.joined([r["fraction_of_floor"] for r in runs])))
     print()
+
 
 def checks(summary):
     """The GPU kernel suites and --verify-sample at B = 32."""
