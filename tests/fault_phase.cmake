@@ -1,9 +1,10 @@
 # One cell of the phase table: ring_compare on RANKS ranks over TRANSPORT, with world rank STALL_RANK
-# stopping itself (SIGSTOP, through the library's test hook RINGCOMM_TEST_STALL_PHASE) when it enters
-# PHASE. Passes only when ringcomm itself detects it: the job ends non-zero within TIMEOUT + MARGIN
-# seconds of the stop, and every other rank printed "ringcomm: error on rank R: phase PHASE: … timed
-# out after TIMEOUT s" (mpirun noticing an exit is not enough). Writes the cell to RESULT_DIR as
-# <PHASE>_<TRANSPORT>.json for tests/fault_phase_table.py.
+# stopping when it enters PHASE (the library's test hook RINGCOMM_TEST_STALL_PHASE: its thread blocks
+# for good and its watchdog stands down, until mpirun's SIGTERM ends it; core/src/phase.cpp says why
+# this is not SIGSTOP). Passes only when ringcomm itself detects it: the job ends non-zero within
+# TIMEOUT + MARGIN seconds of the stop, and every other rank printed "ringcomm: error on rank R: phase
+# PHASE: … timed out after TIMEOUT s" (mpirun noticing an exit is not enough). Writes the cell to
+# RESULT_DIR as <PHASE>_<TRANSPORT>.json for tests/fault_phase_table.py.
 #
 #   cmake -DMPIEXEC=<mpirun> -DNUMPROC_FLAG=-np -DRING_COMPARE=<exe> -DRANKS=<p> -DTRANSPORT=<name>
 #         -DPHASE=<phase> -DSTALL_RANK=<r> -DTIMEOUT=<s> -DMARGIN=<s> -DWORK=<dir> -DRESULT_DIR=<dir>

@@ -31,7 +31,8 @@ def main():
     lines = [
         "# Phase table: a rank stopped in each phase, per CPU transport",
         "",
-        f"One rank (world rank 1) stops itself (SIGSTOP) on entering the phase; RINGCOMM_TIMEOUT={timeout} s. "
+        "One rank (world rank 1) stops on entering the phase (its thread blocks for good, its watchdog stands "
+        f"down); RINGCOMM_TIMEOUT={timeout} s. "
         "Each cell: seconds from the stop to the end of the job, and whether ringcomm detected it (every "
         "other rank reported, at least one timing out in that phase). Limit: timeout + 5 s.",
         "",

@@ -1,8 +1,9 @@
 # The phase table of issue #15: for every phase outside and inside the ring step and every CPU
-# transport, one rank stops itself on entering the phase (library test hook RINGCOMM_TEST_STALL_PHASE)
-# and every other rank must report the phase and end the job within RINGCOMM_TIMEOUT + margin
-# (tests/fault_phase.cmake). Each test leaves its cell in fault_phases/; tests/fault_phase_table.py
-# turns them into the table (docs/results/fault_phases_cpu.md).
+# transport, one rank stops on entering the phase (library test hook RINGCOMM_TEST_STALL_PHASE: the
+# thread blocks for good, not SIGSTOP; core/src/phase.cpp says why) and every other rank must report
+# the phase and end the job within RINGCOMM_TIMEOUT + margin (tests/fault_phase.cmake). Each test
+# leaves its cell in fault_phases/; tests/fault_phase_table.py turns them into the table
+# (docs/results/fault_phases_cpu.md).
 set(RINGCOMM_PHASE_TIMEOUT 2)  # seconds: short, to keep CI time small
 set(RINGCOMM_PHASE_MARGIN 5)   # seconds: the issue's bound (abort grace, mpirun's teardown, a loaded machine)
 set(RINGCOMM_PHASE_RESULTS ${CMAKE_CURRENT_BINARY_DIR}/fault_phases)

@@ -89,11 +89,19 @@ class Watchdog {
     changed_.notify_one();
   }
 
+  // From now on no watch of this process fires (new ones are still accepted). For the test hook: its
+  // stalled rank stands for a frozen process, whose watchdog would not run either.
+  void stand_down() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stood_down_ = true;
+    changed_.notify_one();
+  }
+
  private:
   [[noreturn]] void loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      if (watches_.empty()) {
+      if (watches_.empty() || stood_down_) {
         changed_.wait(lock);
         continue;
       }
@@ -123,11 +131,18 @@ class Watchdog {
   std::vector<Watch> watches_;
   std::uint64_t last_id_ = 0;
   bool started_ = false;
+  bool stood_down_ = false;
 };
 
 double unix_seconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// The calling thread waits here for good; signals still run their handlers, and a signal whose
+// action is to end the process (mpirun's SIGTERM, SIGKILL) ends it.
+[[noreturn]] void block_forever() {
+  for (;;) ::pause();
 }
 
 }  // namespace
@@ -207,7 +222,14 @@ void stall_point(const char* phase) {
   if (target.substr(at + 1) != rank) return;
   std::printf("ringcomm test hook: rank %s stops in phase %s at unix time %.6f\n", rank.c_str(), phase, unix_seconds());
   std::fflush(stdout);
-  std::raise(SIGSTOP);
+  // Not SIGSTOP: mpirun ends a job with SIGCONT, SIGTERM milliseconds later, then SIGKILL. The SIGCONT
+  // woke a stopped rank; in start-up it went on into MPI_Init, now and then reached mpirun's PMIx server
+  // before the SIGTERM ("PMIX ERROR: UNREACHABLE"), and mpirun then hung for good in its own PMIx
+  // shutdown. A blocked thread sleeps through SIGCONT and dies by the SIGTERM, as a rank stuck in a
+  // computation does. Its process is not frozen, so its watchdog must stand down (a frozen one would
+  // not fire either): only the other ranks may report the stall.
+  Watchdog::instance().stand_down();
+  block_forever();
 }
 
 }  // namespace test_hook

@@ -74,8 +74,11 @@ void report_phase_when_terminated();
 
 namespace test_hook {
 // Fault-injection hook for tests (tests/fault_phases.cmake): with RINGCOMM_TEST_STALL_PHASE=<phase>@<rank>,
-// world rank <rank> stops itself (SIGSTOP) when it enters <phase>, after printing
-// "ringcomm test hook: rank R stops in phase P at unix time T". Unset: one comparison per phase entry.
+// world rank <rank> stops when it enters <phase>, after printing
+// "ringcomm test hook: rank R stops in phase P at unix time T": the entering thread blocks for good and
+// the rank's watchdog stands down, so that only the other ranks report the stall; mpirun's SIGTERM
+// ends the rank when the job is aborted (phase.cpp says why this is not SIGSTOP).
+// Unset: one comparison per phase entry.
 void stall_point(const char* phase);
 }  // namespace test_hook
 
