@@ -42,7 +42,7 @@ struct Options {
   std::vector<int> row_tiles{0};  // 0: GtAccumulator's default for the precision
   std::vector<int> frequency_steps{0};  // 0: GtAccumulator's default
   std::vector<int> frequency_warps{0};  // 0: GtAccumulator's default
-  std::vector<bool> transposed_reads{gt::GtAccumulator<Kokkos::complex<double>>::kDefaultTransposedReads};
+  std::vector<int> transposed_reads{-1};  // -1: GtAccumulator's default; 0 off, 1 on
   std::vector<int> batches{1};
   std::vector<int> warp_tile_kernel{-1};  // -1: GtAccumulator's default; 0 off, 1 on
   std::vector<int> single_message_kernel{-1};  // the same
@@ -127,13 +127,13 @@ struct Arrays {
   Kokkos::View<Message*> message;
 };
 
-// One combination of GtAccumulator's settings; 0 (-1 for warp_tile_kernel) leaves its default.
+// One combination of GtAccumulator's settings; 0 or -1 (as each field's initial value) leaves its default.
 struct Variant {
   int row_tile = 0;
   int steps = 0;
   int frequency_warps = 0;
   int row_warps = 1;
-  bool transposed_reads = true;
+  int transposed_reads = -1;
   int batch = 1;
   int warp_tile_kernel = -1;
   int single_message_kernel = -1;
@@ -156,7 +156,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.frequency_warps > 0) accumulate.set_frequency_warps(v.frequency_warps);
   accumulate.set_exchange_row_warps(v.row_warps);
   if (v.pair_warps > 0) accumulate.set_pair_warps(v.pair_warps);
-  accumulate.set_transposed_reads(v.transposed_reads);
+  if (v.transposed_reads >= 0) accumulate.set_transposed_reads(v.transposed_reads == 1);
   accumulate.set_batch(batch);
   if (v.warp_tile_kernel >= 0) accumulate.set_warp_tile_kernel(v.warp_tile_kernel == 1);
   if (v.single_message_kernel >= 0) accumulate.set_single_message_kernel(v.single_message_kernel == 1);
@@ -178,7 +178,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   r.row_tile = accumulate.exchange_row_tile();
   r.frequency_steps = accumulate.frequency_steps();
   r.frequency_warps = accumulate.frequency_warps();
-  r.transposed_reads = v.transposed_reads;
+  r.transposed_reads = accumulate.transposed_reads();
   r.batch = batch;
   r.row_warps = v.row_warps;
   r.pair_warps = accumulate.pair_warps();
@@ -241,7 +241,7 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
       for (const int steps : o.frequency_steps)
         for (const int frequency_warps : o.frequency_warps)
           for (const int warps : o.row_warps)
-            for (const bool transposed : o.transposed_reads)
+            for (const int transposed : o.transposed_reads)
               for (const int batch : o.batches)
                 for (const int tiles : o.warp_tile_kernel)
                   for (const int single : o.single_message_kernel)
@@ -483,7 +483,8 @@ int main(int argc, char** argv) {
              integer_list(o.frequency_warps, "--frequency-warps", 4));
   cli.option("--transposed-reads", "LIST",
              "on, off or on,off: whether the ph channels read G_sigma through a transposed copy "
-             "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's, on for GPUs)",
+             "(GtAccumulator::set_transposed_reads), each measured (default: GtAccumulator's: on for GPUs except in "
+             "batches at nb >= 2, off for CPUs)",
              on_off_list(o.transposed_reads, "--transposed-reads"));
   cli.option("--row-warps", "LIST",
              "warps of a thread block that take the same inner entries and neighbouring exchange rows "

@@ -793,6 +793,43 @@ TEST(Batches, PairGroupDefaultsFollowTheBuild) {
   expect_defaults(in_float, team, "float");
 }
 
+// Where the ph channels read their cross values: on GPUs through G_σ^T, except in batches at nb >= 2,
+// whose passes read G_σ directly for less than the copy costs; host builds read G_σ itself. The work
+// space counted follows the choice, and a choice set holds for every batch.
+TEST(Batches, TransposedReadsDefaultFollowsShapeAndBatch) {
+  using Accumulator = GtAccumulator<ZDouble>;
+  for (const int nb : {1, 2}) {
+    SCOPED_TRACE("nb " + std::to_string(nb));
+    const Problem problem = small_problem(nb, Channel::ph_magnetic, 1);
+    const Dims& dims = problem.dims;
+    Kokkos::View<ZDouble*> slice("slice", dims.entries());
+    Accumulator accumulate(dims, problem.channel, slice, SliceRange{0, dims.entries()});
+#ifdef KOKKOS_ENABLE_CUDA
+    const bool single = true, batched = nb == 1;
+#else
+    const bool single = false, batched = false;
+#endif
+    EXPECT_EQ(accumulate.transposed_reads(), single);
+    EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 1, single));
+    accumulate.set_batch(4);
+    EXPECT_EQ(accumulate.transposed_reads(), batched);
+    EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4, batched));
+    EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4));
+    // The copy costs a G_σ of both spins a staged message.
+    const std::size_t copy = 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M()) * sizeof(ZDouble);
+    EXPECT_EQ(Accumulator::scratch_bytes(dims, problem.channel, 4, true),
+              Accumulator::scratch_bytes(dims, problem.channel, 4, false) + 4 * copy);
+    for (const bool on : {true, false}) {
+      accumulate.set_transposed_reads(on);
+      accumulate.set_batch(1);
+      EXPECT_EQ(accumulate.transposed_reads(), on);
+      accumulate.set_batch(4);
+      EXPECT_EQ(accumulate.transposed_reads(), on);
+      EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4, on));
+    }
+  }
+}
+
 TEST(Batches, UnflushedMessagesAreMissing) {
   const Problem problem = small_problem(1, Channel::ph_magnetic, 3);
   const Dims& dims = problem.dims;
@@ -837,10 +874,12 @@ TEST(Batches, SettingsAreCheckedAndCounted) {
   EXPECT_EQ(accumulate.pass_team_threads(), 96);
   EXPECT_THROW(accumulate.set_batch(0), Error);
   EXPECT_THROW(accumulate.set_batch(GtAccumulator<ZDouble>::kMaxBatch + 1), Error);
+  accumulate.set_transposed_reads(true);  // a choice that holds for every batch (here nb = 2)
   const std::size_t one = accumulate.scratch_bytes();
   const std::size_t live = allocation_stats().live_bytes;
   accumulate.set_batch(3);
   EXPECT_EQ(accumulate.batch(), 3);
+  EXPECT_TRUE(accumulate.transposed_reads());
   // Three slots of G_σ^T and bubble factors, plus three staged messages.
   EXPECT_EQ(accumulate.scratch_bytes(), 3 * one + 3 * dims.message_entries() * sizeof(ZFloat));
   EXPECT_EQ(allocation_stats().live_bytes, live - one + accumulate.scratch_bytes());

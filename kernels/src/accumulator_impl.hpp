@@ -78,8 +78,13 @@ std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims
 }
 
 template <class Scalar, class MessageScalar>
+std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes(const Dims& dims, Channel channel, int batch) {
+  return scratch_bytes(dims, channel, batch, default_transposed_reads(dims.nb, batch));
+}
+
+template <class Scalar, class MessageScalar>
 std::size_t GtAccumulator<Scalar, MessageScalar>::scratch_bytes() const {
-  return scratch_bytes(dims_, channel_, scratch_->batch, transposed_reads_);
+  return scratch_bytes(dims_, channel_, scratch_->batch, transposed_reads());
 }
 
 template <class Scalar, class MessageScalar>
@@ -92,11 +97,12 @@ void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
   if (batch > 1)
     scratch->messages =
         Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::staged messages"), slots * dims_.message_entries());
-  if (const std::size_t n = transposed_entries(dims_, channel_, transposed_reads_))
+  const bool transposed_reads = transposed_reads_for(batch);
+  if (const std::size_t n = transposed_entries(dims_, channel_, transposed_reads))
     scratch->transposed = Kokkos::View<MessageScalar*>(uninitialized("ringcomm::gt::transposed G"), slots * n);
   if (const std::size_t n = factor_entries(dims_, channel_))
     scratch->factors = Kokkos::View<Scalar*>(uninitialized("ringcomm::gt::bubble factors"), slots * n);
-  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch, transposed_reads_));
+  scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch, transposed_reads));
   scratch_ = std::move(scratch);
 }
 
@@ -124,10 +130,21 @@ int GtAccumulator<Scalar, MessageScalar>::batch_setting(const Dims& dims, Channe
 
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::set_transposed_reads(bool on) {
-  if (on == transposed_reads_) return;
+  const bool changes = on != transposed_reads();
+  transposed_reads_ = on ? 1 : 0;
+  if (!changes) return;
   exec_.fence();  // kernels still reading the old work space
-  transposed_reads_ = on;
   allocate_scratch(scratch_->batch);
+}
+
+template <class Scalar, class MessageScalar>
+bool GtAccumulator<Scalar, MessageScalar>::transposed_reads() const {
+  return transposed_reads_for(scratch_->batch);
+}
+
+template <class Scalar, class MessageScalar>
+bool GtAccumulator<Scalar, MessageScalar>::transposed_reads_for(int batch) const {
+  return transposed_reads_ >= 0 ? transposed_reads_ == 1 : default_transposed_reads(dims_.nb, batch);
 }
 
 template <class Scalar, class MessageScalar>
@@ -264,7 +281,7 @@ template <class Scalar, class MessageScalar>
 bool GtAccumulator<Scalar, MessageScalar>::prepare(const MessageScalar* message, int slot) const {
   const int m = dims_.M();
   const auto g_entries = static_cast<std::size_t>(m) * static_cast<std::size_t>(m);
-  const bool transposes = channel_ != Channel::pp_up_down && transposed_reads_;
+  const bool transposes = channel_ != Channel::pp_up_down && transposed_reads();
   const bool stages = transposes && scratch_->batch > 1;
   if (transposes) {
     using Transpose = detail::TransposeKernel<MessageScalar>;
@@ -435,7 +452,7 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
   kernel.message_stride = stride;
   kernel.count = count;
   kernel.g_size = g_size;
-  kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads_;
+  kernel.transposed = kChannel != Channel::pp_up_down && transposed_reads();
   kernel.set_cross_steps();
   if (kernel.transposed) {
     kernel.cross_source = detail::MessageView<MessageScalar>(scratch_->transposed.data(), slots * 2 * g_size);

@@ -2,7 +2,8 @@
 """Prints the tables of README.md and writes status_summary.json, which README.md cites (python3
 make_tables.py), from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the second on the same
 machine two minutes later; ranges are over both runs and every round of each), 3_settle_h100/ (run_3.sh.txt
-on an H100; 4_settle_h200/ where it exists) and 5_rc_length_h100/ (run_5.sh.txt, an H100)."""
+on an H100; 4_settle_h200/ where it exists), 5_rc_length_h100/ (run_5.sh.txt, an H100),
+6_batch_direct_h100/ (run_6.sh.txt, run_6b.sh.txt and run_6c.sh.txt, an H100) and 7_batch_direct_nb2_h100/ (run_7.sh.txt, an H100)."""
 import collections
 import glob
 import json
@@ -195,6 +196,78 @@ def run_length(summary):
     print()
 
 
+def batch_direct_reads(summary):
+    """6_batch_direct_h100 (an H100): kernel_bandwidth with batches of the ph channels, cross values read
+    through G_sigma^T (as committed) or directly from the staged messages, by pair group; per case the
+    time per message over both rounds and direct's median time over transposed's with the same pairs."""
+    run = os.path.join(HERE, "6_batch_direct_h100")
+    if not os.path.isdir(run):
+        return
+    print("## 6_batch_direct_h100: batches, cross values through G^T or direct (ms per message)")
+    times = collections.defaultdict(list)
+    for _, r in tables_lib.results(run, "kb_*.json"):
+        times[(r["precision"], r["channel"], r["nb"], r["batch"], r["pair_warps"], r["transposed_reads"])].append(
+            1e3 * r["kernel_seconds"])
+    for key in sorted(k for k in times if k[-1]):
+        precision, channel, nb, batch, pairs, _ = key
+        through, direct = times[key], times[key[:-1] + (False,)]
+        record = {"precision": precision, "channel": channel, "nb": nb, "batch": batch, "pair_warps": pairs,
+                  "transposed_ms": [round(t, 4) for t in through], "direct_ms": [round(t, 4) for t in direct],
+                  "direct_over_transposed": round(statistics.median(direct) / statistics.median(through), 3)}
+        summary["batch_direct"].append(record)
+        print("%-6s %-13s nb %d B %2d pairs %2d: G^T %s ms, direct %s ms, direct/G^T %.3f" % (
+            precision, channel, nb, batch, pairs, tables_lib.joined(through), tables_lib.joined(direct),
+            record["direct_over_transposed"]))
+    print()
+
+
+def batch_direct_nb2(summary):
+    """7_batch_direct_nb2_h100 (an H100): ring_compare at nb = 2, B = 32, 47ef225 (teams, cross values through
+    G_sigma^T) against the commit that reads them directly in batches at nb >= 2 (direct), alternately, two
+    rounds; per case the time per measurement, x floor, the work space, and direct's median time over teams';
+    then the GPU kernel suites and --verify-sample of direct."""
+    run = os.path.join(HERE, "7_batch_direct_nb2_h100")
+    if not os.path.isdir(run):
+        return
+    print("## 7_batch_direct_nb2_h100: ring_compare nb = 2, B = 32 (ms per measurement, x floor, work GB)")
+    cases = collections.defaultdict(list)
+    for fields, r in tables_lib.ring_compare_runs(run, "rc_*.json"):
+        record = {"binary": fields["binary"].replace("_nb2", ""), "scalar": fields["scalar"],
+                  "channel": fields["channel"], "round": fields["round"],
+                  "ms": round(1e3 * r["seconds_per_measurement"], 4),
+                  "fraction_of_floor": round(r["fraction_of_floor"], 4),
+                  "work_GB": round(r["gt_work_bytes_per_rank"] / 1e9, 2)}
+        summary["direct_nb2"].append(record)
+        cases[(record["scalar"], record["channel"])].append(record)
+    for (scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
+            tables_lib.PREC.index(kv[0][0]), tables_lib.CHANNELS.index(kv[0][1]))):
+        by = {b: [r for r in runs if r["binary"] == b] for b in ("teams", "direct")}
+        over = statistics.median(r["ms"] for r in by["direct"]) / statistics.median(r["ms"] for r in by["teams"])
+        summary["direct_nb2_ratio"].append({"scalar": scalar, "channel": channel, "direct_over_teams": round(over, 3)})
+        print("%-6s %-13s teams %s ms (%s x floor, %s GB), direct %s ms (%s x floor, %s GB), direct/teams %.3f" % (
+            scalar, channel, tables_lib.joined([r["ms"] for r in by["teams"]], "%.4f"),
+            tables_lib.joined([r["fraction_of_floor"] for r in by["teams"]]),
+            tables_lib.joined([r["work_GB"] for r in by["teams"]], "%.2f"),
+            tables_lib.joined([r["ms"] for r in by["direct"]], "%.4f"),
+            tables_lib.joined([r["fraction_of_floor"] for r in by["direct"]]),
+            tables_lib.joined([r["work_GB"] for r in by["direct"]], "%.2f"), over))
+    for path in sorted(glob.glob(os.path.join(run, "tests_*.txt"))):
+        record = dict(tables_lib.gtest_counts(path, ("PASSED", "FAILED", "SKIPPED")), run=os.path.basename(run),
+                      file=os.path.basename(path))
+        summary["tests"].append(record)
+        print("%s: %d passed, %d failed, %d skipped" % (record["file"], record["passed"], record["failed"],
+                                                        record["skipped"]))
+    for name, error in tables_lib.verify_errors(run, "verify_*.json").items():
+        summary["verify"].append({"run": os.path.basename(run), "file": name, "max_relative_error": error})
+        print("%s: largest relative error %.2e" % (name, error))
+    for _, r in tables_lib.results(run, "kb_direct_defaults_*.json"):
+        summary["direct_nb2_defaults"].append({"precision": r["precision"], "channel": r["channel"],
+                                               "transposed_reads": r["transposed_reads"]})
+    print("kernel_bandwidth defaults at nb = 2, B = 32: G^T %s" % sorted(
+        {r["transposed_reads"] for r in summary["direct_nb2_defaults"]}))
+    print()
+
+
 def checks(summary):
     """The GPU kernel suites and --verify-sample at B = 32."""
     print("## Checks")
@@ -251,8 +324,10 @@ def readme_tables(summary):
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
-                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep", "run_length"),
-                         (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, run_length, checks,
+                          "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep", "run_length",
+                          "batch_direct", "direct_nb2", "direct_nb2_ratio", "direct_nb2_defaults"),
+                         (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, run_length, batch_direct_reads, batch_direct_nb2,
+                          checks,
                           readme_tables))
 
 

@@ -326,16 +326,25 @@ class GtAccumulator {
   }
 
   // Whether the ph channels read the G_σ value whose column follows the inner index from a transposed
-  // copy made once per message or from G_σ itself. Changes no bit of the result. GPUs gain (the
-  // reads of a warp become coalesced); CPUs, whose caches hold G_σ at the sizes they run, only pay for
-  // the copy, so they read G_σ itself by default.
+  // copy made once per message or from G_σ itself. Changes no bit of the result. On GPUs a single
+  // message gains (the reads of a warp become coalesced) and so does a batch at nb = 1, whose direct
+  // reads take about twice the time; a batch at nb >= 2 does not: there the passes' direct reads cost
+  // less than writing the copy of every staged message, which also takes as much memory as the staged
+  // message itself (docs/results/h200_status, 6_batch_direct_h100 and 7_batch_direct_nb2_h100). CPUs,
+  // whose caches hold G_σ at the sizes they run, only pay for the copy, so they read G_σ itself.
+  static constexpr bool default_transposed_reads(int nb, int batch) {
 #ifdef KOKKOS_ENABLE_CUDA
-  static constexpr bool kDefaultTransposedReads = true;
+    return batch <= 1 || nb < 2;
 #else
-  static constexpr bool kDefaultTransposedReads = false;
+    (void)nb;
+    (void)batch;
+    return false;
 #endif
-  void set_transposed_reads(bool on);  // allocates or frees the copy's work space; drops anything staged
-  bool transposed_reads() const { return transposed_reads_; }
+  }
+  // Allocates or frees the copy's work space; drops anything staged. The choice holds for every batch.
+  void set_transposed_reads(bool on);
+  // The setting, else the default for the shape and the batch.
+  bool transposed_reads() const;
 
   // Whether single messages (batch 1, one frequency warp, exclusive updates) are applied by the
   // single-message kernel (gt_kernel_single_message.hpp), whose threads each decode their inner index
@@ -406,8 +415,9 @@ class GtAccumulator {
   // (B > 1), the transposed G_σ (ph channels) and the bubble factors (ph_magnetic, ph_charge), each
   // once per staged message. Counted in allocation_stats().
   std::size_t scratch_bytes() const;
-  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1,
-                                   bool transposed_reads = kDefaultTransposedReads);
+  // The same with the default transposed reads (default_transposed_reads) or `transposed_reads`.
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch = 1);
+  static std::size_t scratch_bytes(const Dims& dims, Channel channel, int batch, bool transposed_reads);
 
   // The kernel that applies a pass of `messages` messages over the slice with the settings as they
   // are: the one operator() and flush() run, named so that benchmarks and logs can report it.
@@ -429,6 +439,7 @@ class GtAccumulator {
   // Writes a slot's transposed G_σ and bubble factors; true when that also staged the message.
   bool prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
+  bool transposed_reads_for(int batch) const;
   // Whether a pass of one message goes to the single-message kernel (in order or diagonal) as far as
   // the settings other than the frequency steps go.
   bool single_message_pass() const;
@@ -461,7 +472,7 @@ class GtAccumulator {
   bool diagonal_loads_ahead_ = true;    // set by the constructor: default_diagonal_loads_ahead
   bool walk_loads_ahead_ = true;        // set by the constructor: default_walk_loads_ahead
   int walk_tma_stages_ = 0;             // set by the constructor: default_walk_tma_stages
-  bool transposed_reads_ = kDefaultTransposedReads;
+  int transposed_reads_ = -1;           // -1: default_transposed_reads(nb, batch); else 0 or 1
   std::shared_ptr<Scratch> scratch_;
 };
 
