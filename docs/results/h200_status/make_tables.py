@@ -22,6 +22,16 @@ RUNS = ("1_status", "2_repeat")
 SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET = 1.15, 0.6, 0.85
 
 
+def section(folder, title):
+    """The path of `folder` here after printing the title of its section, or None (nothing printed) where
+    the folder does not exist."""
+    run = os.path.join(HERE, folder)
+    if not os.path.isdir(run):
+        return None
+    print("## %s: %s" % (folder, title))
+    return run
+
+
 def card(summary):
     """The card each run found (nvidia-smi's table)."""
     for run in RUNS:
@@ -176,10 +186,9 @@ def batch_sweep(summary):
 def run_length(summary):
     """5_rc_length_h100 (an H100): ring_compare at B = 1, double, with 192 and 768 measurements; per channel
     and length the time per measurement and its fraction of the floor over both rounds."""
-    run = os.path.join(HERE, "5_rc_length_h100")
-    if not os.path.isdir(run):
+    run = section("5_rc_length_h100", "ring_compare B = 1 double by run length (ms per measurement, x floor)")
+    if run is None:
         return
-    print("## 5_rc_length_h100: ring_compare B = 1 double by run length (ms per measurement, x floor)")
     cases = collections.defaultdict(list)
     for path in sorted(glob.glob(os.path.join(run, "rc_m*.json"))):
         data = json.load(open(path))
@@ -200,10 +209,9 @@ def batch_direct_reads(summary):
     """6_batch_direct_h100 (an H100): kernel_bandwidth with batches of the ph channels, cross values read
     through G_sigma^T (as committed) or directly from the staged messages, by pair group; per case the
     time per message over both rounds and direct's median time over transposed's with the same pairs."""
-    run = os.path.join(HERE, "6_batch_direct_h100")
-    if not os.path.isdir(run):
+    run = section("6_batch_direct_h100", "batches, cross values through G^T or direct (ms per message)")
+    if run is None:
         return
-    print("## 6_batch_direct_h100: batches, cross values through G^T or direct (ms per message)")
     times = collections.defaultdict(list)
     for _, r in tables_lib.results(run, "kb_*.json"):
         times[(r["precision"], r["channel"], r["nb"], r["batch"], r["pair_warps"], r["transposed_reads"])].append(
@@ -226,10 +234,9 @@ def batch_direct_nb2(summary):
     G_sigma^T) against the commit that reads them directly in batches at nb >= 2 (direct), alternately, two
     rounds; per case the time per measurement, x floor, the work space, and direct's median time over teams';
     then the GPU kernel suites and --verify-sample of direct."""
-    run = os.path.join(HERE, "7_batch_direct_nb2_h100")
-    if not os.path.isdir(run):
+    run = section("7_batch_direct_nb2_h100", "ring_compare nb = 2, B = 32 (ms per measurement, x floor, work GB)")
+    if run is None:
         return
-    print("## 7_batch_direct_nb2_h100: ring_compare nb = 2, B = 32 (ms per measurement, x floor, work GB)")
     cases = collections.defaultdict(list)
     for fields, r in tables_lib.ring_compare_runs(run, "rc_*.json"):
         record = {"binary": fields["binary"].replace("_nb2", ""), "scalar": fields["scalar"],
@@ -251,15 +258,7 @@ def batch_direct_nb2(summary):
             tables_lib.joined([r["ms"] for r in by["direct"]], "%.4f"),
             tables_lib.joined([r["fraction_of_floor"] for r in by["direct"]]),
             tables_lib.joined([r["work_GB"] for r in by["direct"]], "%.2f"), over))
-    for path in sorted(glob.glob(os.path.join(run, "tests_*.txt"))):
-        record = dict(tables_lib.gtest_counts(path, ("PASSED", "FAILED", "SKIPPED")), run=os.path.basename(run),
-                      file=os.path.basename(path))
-        summary["tests"].append(record)
-        print("%s: %d passed, %d failed, %d skipped" % (record["file"], record["passed"], record["failed"],
-                                                        record["skipped"]))
-    for name, error in tables_lib.verify_errors(run, "verify_*.json").items():
-        summary["verify"].append({"run": os.path.basename(run), "file": name, "max_relative_error": error})
-        print("%s: largest relative error %.2e" % (name, error))
+    suites_and_verify(summary, os.path.basename(run))
     for _, r in tables_lib.results(run, "kb_direct_defaults_*.json"):
         summary["direct_nb2_defaults"].append({"precision": r["precision"], "channel": r["channel"],
                                                "transposed_reads": r["transposed_reads"]})
@@ -268,19 +267,25 @@ def batch_direct_nb2(summary):
     print()
 
 
+def suites_and_verify(summary, run):
+    """The GPU kernel suites' counts (tests_*.txt) and --verify-sample's largest errors (verify_*.json) in
+    the folder `run`."""
+    for path in sorted(glob.glob(os.path.join(HERE, run, "tests_*.txt"))):
+        record = dict(tables_lib.gtest_counts(path, ("PASSED", "FAILED", "SKIPPED")), run=run,
+                      file=os.path.basename(path))
+        summary["tests"].append(record)
+        print("%s/%s: %d passed, %d failed, %d skipped" % (run, record["file"], record["passed"], record["failed"],
+                                                           record["skipped"]))
+    for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
+        summary["verify"].append({"run": run, "file": name, "max_relative_error": error})
+        print("%s/%s: largest relative error %.2e" % (run, name, error))
+
+
 def checks(summary):
-    """The GPU kernel suites and --verify-sample at B = 32."""
+    """The GPU kernel suites and --verify-sample at B = 32 of the H200 runs."""
     print("## Checks")
     for run in RUNS:
-        for path in sorted(glob.glob(os.path.join(HERE, run, "tests_*.txt"))):
-            record = dict(tables_lib.gtest_counts(path, ("PASSED", "FAILED", "SKIPPED")), run=run,
-                          file=os.path.basename(path))
-            summary["tests"].append(record)
-            print("%s/%s: %d passed, %d failed, %d skipped" % (run, record["file"], record["passed"], record["failed"],
-                                                               record["skipped"]))
-        for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
-            summary["verify"].append({"run": run, "file": name, "max_relative_error": error})
-            print("%s/%s: largest relative error %.2e" % (run, name, error))
+        suites_and_verify(summary, run)
     print()
 
 
