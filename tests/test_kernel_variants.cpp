@@ -815,8 +815,8 @@ TEST(Batches, TransposedReadsDefaultFollowsShapeAndBatch) {
     EXPECT_EQ(accumulate.transposed_reads(), batched);
     EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4, batched));
     EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4));
-    // The copy costs a G_σ of both spins a staged message.
-    const std::size_t copy = 2 * static_cast<std::size_t>(dims.M()) * static_cast<std::size_t>(dims.M()) * sizeof(ZDouble);
+    // The copy holds G_σ of both spins: the message without its sign.
+    const std::size_t copy = (dims.message_entries() - 1) * sizeof(ZDouble);
     EXPECT_EQ(Accumulator::scratch_bytes(dims, problem.channel, 4, true),
               Accumulator::scratch_bytes(dims, problem.channel, 4, false) + 4 * copy);
     for (const bool on : {true, false}) {
