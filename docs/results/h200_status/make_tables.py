@@ -3,7 +3,7 @@
 make_tables.py), from 1_status/ and 2_repeat/ (two runs of run_1.sh.txt on one H200, the second on the same
 machine two minutes later; ranges are over both runs and every round of each), 3_settle_h100/ (run_3.sh.txt
 on an H100; 4_settle_h200/ where it exists), 5_rc_length_h100/ (run_5.sh.txt, an H100),
-6_batch_direct_h100/ (run_6.sh.txt, run_6b.sh.txt and run_6c.sh.txt, an H100) and 7_batch_direct_nb2_h100/ (run_7.sh.txt, an H100)."""
+6_batch_direct_h100/ (run_6.sh.txt, run_6b.sh.txt and run_6c.sh.txt, an H100) and 7_batch_direct_nb2_h100/ (run_7.sh.txt and run_7b.sh.txt, an H100)."""
 import collections
 import glob
 import json
@@ -267,6 +267,36 @@ def batch_direct_nb2(summary):
     print()
 
 
+def direct_nb2_neighbourhood(summary):
+    """7_batch_direct_nb2_h100's kernel_bandwidth sweep (run_7b.sh.txt): with direct reads at nb = 2, B = 32,
+    every setting of team threads, inner-block chunks and row tiles against the defaults, time over theirs
+    (medians over both rounds)."""
+    run = section("7_batch_direct_nb2_h100", "settings around the defaults with direct reads (nb = 2, B = 32)")
+    if run is None:
+        return
+    times = collections.defaultdict(list)
+    for _, r in tables_lib.results(run, "kb_nb2_sweep_*.json"):
+        times[(r["precision"], r["channel"], r["pass_team_threads"], r["inner_block_chunks"],
+               r["exchange_row_tile"])].append(r["kernel_seconds"])
+    # The defaults as kb_direct_defaults_nb2.json (the same binary, nb = 2, B = 32) recorded them.
+    chosen = {(r["precision"], r["channel"]): (r["pass_team_threads"], r["inner_block_chunks"], r["exchange_row_tile"])
+              for _, r in tables_lib.results(run, "kb_direct_defaults_nb2.json")}
+    for precision, channel in sorted({key[:2] for key in times}):
+        defaults = chosen[(precision, channel)]
+        base = statistics.median(times[(precision, channel) + defaults])
+        for key, seconds in sorted(times.items()):
+            if key[:2] != (precision, channel) or key[2:] == defaults:
+                continue
+            summary["direct_nb2_sweep"].append({"precision": precision, "channel": channel, "team": key[2],
+                                                "iblk": key[3], "rows": key[4],
+                                                "of_defaults": round(statistics.median(seconds) / base, 3)})
+        others = [r["of_defaults"] for r in summary["direct_nb2_sweep"]
+                  if (r["precision"], r["channel"]) == (precision, channel)]
+        print("%-6s %-13s defaults (team, iblk, rows) %s: %.3f ms; the others %.3f-%.3f of that" % (
+            precision, channel, defaults, 1e3 * base, min(others), max(others)))
+    print()
+
+
 def suites_and_verify(summary, run):
     """The GPU kernel suites' counts (tests_*.txt) and --verify-sample's largest errors (verify_*.json) in
     the folder `run`."""
@@ -330,8 +360,10 @@ def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("card", "ring_compare", "ring_compare_targets", "kernel_bandwidth", "kernel_bandwidth_met",
                           "ncu", "ncu_per_measurement", "tests", "verify", "settle", "settle_met", "batch_defaults", "batch_sweep", "run_length",
-                          "batch_direct", "direct_nb2", "direct_nb2_ratio", "direct_nb2_defaults"),
+                          "batch_direct", "direct_nb2", "direct_nb2_ratio", "direct_nb2_defaults",
+                          "direct_nb2_sweep"),
                          (card, ring_compare, kernel_bandwidth, ncu, settle, batch_sweep, run_length, batch_direct_reads, batch_direct_nb2,
+                          direct_nb2_neighbourhood,
                           checks,
                           readme_tables))
 
