@@ -274,24 +274,25 @@ def direct_nb2_neighbourhood(summary):
     run = section("7_batch_direct_nb2_h100", "settings around the defaults with direct reads (nb = 2, B = 32)")
     if run is None:
         return
+    def settings(r):  # (team threads, inner-block chunks, row tile) of a result
+        return r["pass_team_threads"], r["inner_block_chunks"], r["exchange_row_tile"]
+
     times = collections.defaultdict(list)
     for _, r in tables_lib.results(run, "kb_nb2_sweep_*.json"):
-        times[(r["precision"], r["channel"], r["pass_team_threads"], r["inner_block_chunks"],
-               r["exchange_row_tile"])].append(r["kernel_seconds"])
+        times[(r["precision"], r["channel"]) + settings(r)].append(r["kernel_seconds"])
     # The defaults as kb_direct_defaults_nb2.json (the same binary, nb = 2, B = 32) recorded them.
-    chosen = {(r["precision"], r["channel"]): (r["pass_team_threads"], r["inner_block_chunks"], r["exchange_row_tile"])
+    chosen = {(r["precision"], r["channel"]): settings(r)
               for _, r in tables_lib.results(run, "kb_direct_defaults_nb2.json")}
     for precision, channel in sorted({key[:2] for key in times}):
         defaults = chosen[(precision, channel)]
         base = statistics.median(times[(precision, channel) + defaults])
+        others = []
         for key, seconds in sorted(times.items()):
             if key[:2] != (precision, channel) or key[2:] == defaults:
                 continue
+            others.append(round(statistics.median(seconds) / base, 3))
             summary["direct_nb2_sweep"].append({"precision": precision, "channel": channel, "team": key[2],
-                                                "iblk": key[3], "rows": key[4],
-                                                "of_defaults": round(statistics.median(seconds) / base, 3)})
-        others = [r["of_defaults"] for r in summary["direct_nb2_sweep"]
-                  if (r["precision"], r["channel"]) == (precision, channel)]
+                                                "iblk": key[3], "rows": key[4], "of_defaults": others[-1]})
         print("%-6s %-13s defaults (team, iblk, rows) %s: %.3f ms; the others %.3f-%.3f of that" % (
             precision, channel, defaults, 1e3 * base, min(others), max(others)))
     print()
