@@ -53,6 +53,7 @@ struct Options {
   std::vector<int> pair_warps{0};  // 0: GtAccumulator's default
   std::vector<int> inner_block_chunks{-1};  // -1: GtAccumulator's default
   std::vector<int> pass_team_threads{-1};   // the same
+  std::vector<int> factor_blas{-1};         // the same
   std::vector<std::string> precisions{"double", "float", "mixed"};
   int launches = 10;
   int repetitions = 5;
@@ -75,6 +76,11 @@ gt::Dims paper_dims() {
 // 2n of the default shapes: the paper's 64 for nb = 1; 32 for nb >= 2 (G_t 4 × larger at nb = 2).
 int shape_n_freq(int nb) { return nb == 1 ? 64 : 32; }
 
+// Whether `channel`'s batches add a factor product (GtAccumulator::set_factor_product_blas).
+bool has_factor_product(gt::Channel channel) {
+  return channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
+}
+
 struct ChannelResult {
   gt::Dims dims;
   std::string precision;
@@ -88,6 +94,7 @@ struct ChannelResult {
   int pair_warps = 1;
   int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks_in_use (0: one block)
   int pass_team_threads = 0;   // GtAccumulator::pass_team_threads_in_use (0: a RangePolicy)
+  bool factor_blas = false;    // a bubble batch's factor product through cuBLAS (set_factor_product_blas)
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
@@ -143,6 +150,7 @@ struct Variant {
   int walk_tma_stages = -1;
   int inner_block_chunks = -1;
   int pass_team_threads = -1;
+  int factor_blas = -1;
 };
 
 template <class Scalar, class Message>
@@ -165,6 +173,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   if (v.walk_tma_stages >= 0) accumulate.set_walk_tma_stages(v.walk_tma_stages);
   if (v.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(v.inner_block_chunks);
   if (v.pass_team_threads >= 0) accumulate.set_pass_team_threads(v.pass_team_threads);
+  if (v.factor_blas >= 0) accumulate.set_factor_product_blas(v.factor_blas == 1);
   // `batch` messages and the flush that applies them: one pass over G_t.
   const auto kernel = [&] {
     for (int j = 0; j < batch; ++j) accumulate(arrays.message.data());
@@ -185,6 +194,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.inner_block_chunks = accumulate.inner_block_chunks_in_use(batch);
   r.pass_team_threads = accumulate.pass_team_threads_in_use(batch);
+  r.factor_blas = batch > 1 && has_factor_product(channel) && accumulate.factor_product_blas();
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
@@ -250,7 +260,8 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   for (const int tma : o.walk_tma_stages)
                   for (const int pairs : o.pair_warps)
                   for (const int blocks : o.inner_block_chunks)
-                  for (const int team : o.pass_team_threads) {
+                  for (const int team : o.pass_team_threads)
+                  for (const int blas : o.factor_blas) {
                   // pp reads nothing transposed: measured once, with the first setting asked for.
                   if (channel == gt::Channel::pp_up_down && transposed != o.transposed_reads.front()) continue;
                   // A thread walks several frequencies of a diagonal or a warp walks one: not both.
@@ -265,14 +276,17 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && tma != o.walk_tma_stages.front()) continue;
                   // Pair groups change the bubble channels' walk in order and batches.
-                  const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
+                  const bool bubble = has_factor_product(channel);
                   const bool grouped = batch > 1 || (bubble && steps <= 1);
                   if (!grouped && pairs != o.pair_warps.front()) continue;
                   // Inner blocks change batches only (their passes hoist positions).
                   if (batch == 1 && blocks != o.inner_block_chunks.front()) continue;
                   if (batch == 1 && team != o.pass_team_threads.front()) continue;
+                  // cuBLAS takes the factor product of bubble batches at nb = 1 only.
+                  if ((batch == 1 || !bubble) && blas != o.factor_blas.front()) continue;
+                  if (blas == 1 && dims.nb != 1) continue;
                   const Variant variant{rows, steps, frequency_warps, warps, transposed, batch,
-                                        tiles, single, ahead, walk_ahead, pairs, tma, blocks, team};
+                                        tiles, single, ahead, walk_ahead, pairs, tma, blocks, team, blas};
                   results.push_back(collectively(MPI_COMM_WORLD, [&] {
                     return measure<Scalar, Message>(o, dims, *arrays, channel, variant);
                   }));
@@ -333,7 +347,7 @@ int run(const Options& o, const std::string& command_line) {
                       "complex<float>, G_t complex<double>";
   out["results"] = json::Value::array();
   report::Table table({"nb", "2n", "precision", "channel", "rows", "steps", "fwarps", "warps", "pwarps", "G^T",
-                       "batch", "iblk", "team", "kernel", "ahead", "tma", "ms/message", "kernel GB/s", "copy GB/s", "ratio",
+                       "batch", "iblk", "team", "blas", "kernel", "ahead", "tma", "ms/message", "kernel GB/s", "copy GB/s", "ratio",
                        "target"});
   double worst = 1e300;
   for (const auto& r : results) {
@@ -353,6 +367,7 @@ int run(const Options& o, const std::string& command_line) {
     row["pair_warps"] = r.pair_warps;
     row["inner_block_chunks"] = r.inner_block_chunks;
     row["pass_team_threads"] = r.pass_team_threads;
+    row["factor_blas"] = r.factor_blas;
     row["warp_tile_kernel"] = r.warp_tile_kernel;
     row["kernel"] = r.kernel;
     if (r.kernel == gt::to_string(gt::PassKernel::single_diagonal)) row["diagonal_loads_ahead"] = r.loads_ahead;
@@ -376,7 +391,7 @@ int run(const Options& o, const std::string& command_line) {
                    std::to_string(r.row_tile), std::to_string(r.frequency_steps), std::to_string(r.frequency_warps),
                    std::to_string(r.row_warps), std::to_string(r.pair_warps), r.transposed_reads ? "yes" : "no",
                    std::to_string(r.batch), std::to_string(r.inner_block_chunks),
-                   std::to_string(r.pass_team_threads), r.kernel,
+                   std::to_string(r.pass_team_threads), r.factor_blas ? "yes" : "no", r.kernel,
                    !single_message_walk(r.kernel) ? "-" : r.loads_ahead ? "yes" : "no",
                    r.kernel == gt::to_string(gt::PassKernel::single_message) ? std::to_string(r.tma_stages) : "-",
                    report::format("%.3f", r.kernel_seconds * 1e3),
@@ -506,6 +521,12 @@ int main(int argc, char** argv) {
              "(GtAccumulator::set_pass_team_threads; column \"team\": what the pass asked for, 0 for a RangePolicy), "
              "each measured with batches above 1 (default: GtAccumulator's default)",
              integer_list(o.pass_team_threads, "--team-threads", Accumulator::kMaxPassTeamThreads, 0));
+  cli.option("--factor-blas", "LIST",
+             "on, off or on,off: whether batches of ph_magnetic and ph_charge at nb = 1 add their factor product "
+             "with cuBLAS's batched matrix product (GtAccumulator::set_factor_product_blas; column \"blas\"), "
+             "each measured with batches above 1; other shapes measure off only (default: GtAccumulator's: on "
+             "for GPUs at nb = 1)",
+             on_off_list(o.factor_blas, "--factor-blas"));
   cli.option("--warp-tile-kernel", "LIST",
              "on, off or on,off: whether pp_up_down (messages of G_t's type, batch 1) runs the previous warp-tile "
              "kernel (GtAccumulator::set_warp_tile_kernel), each measured (default: GtAccumulator's, off)",

@@ -106,6 +106,7 @@ struct Variant {
   int tma_stages = -1;            // the walk in order's TMA stages: -1 the default
   int inner_block_chunks = -1;    // chunks of 32 inner indices per inner block of batches: -1 the default
   int team_threads = -1;          // threads per team of batched passes (0: a RangePolicy): -1 the default
+  int factor_blas = -1;           // bubble batches' factor product through cuBLAS: -1 the default, 0 off, 1 on
 };
 
 template <class Scalar, class Message>
@@ -135,6 +136,7 @@ Outcome run(const Problem& problem, const std::vector<SliceRange>& ranges, int b
     if (variant.tma_stages >= 0) accumulate.set_walk_tma_stages(variant.tma_stages);
     if (variant.inner_block_chunks >= 0) accumulate.set_inner_block_chunks(variant.inner_block_chunks);
     if (variant.team_threads >= 0) accumulate.set_pass_team_threads(variant.team_threads);
+    if (variant.factor_blas >= 0) accumulate.set_factor_product_blas(variant.factor_blas == 1);
     out.tma_stages.push_back(accumulate.tma_stages_in_use());
     for (std::size_t id = 0; id <= problem.measurements; ++id) {
       if (id == problem.measurements) {
@@ -826,6 +828,60 @@ TEST(Batches, TransposedReadsDefaultFollowsShapeAndBatch) {
       accumulate.set_batch(4);
       EXPECT_EQ(accumulate.transposed_reads(), on);
       EXPECT_EQ(accumulate.scratch_bytes(), Accumulator::scratch_bytes(dims, problem.channel, 4, on));
+    }
+  }
+}
+
+// The bubble channels' factor product through cuBLAS (set_factor_product_blas: GPU builds, nb = 1) adds
+// the factor pass's sums in another order: batches of 2, 5 and 31 (which the factor pass takes in two
+// chunks) of ph_magnetic and ph_charge in double, mixed and float precision, on the uneven slices, whose
+// ends lie inside exchange rows (those rows stay with the factor pass), and on one slice of every row;
+// each accumulator also gets the padding message, whose factor tables hold NaN. On builds without cuBLAS
+// the setting is refused (FactorProductBlasDefaultFollowsBuildAndShape).
+TEST(Batches, FactorProductThroughBlasMatchesTheReference) {
+  if (!GtAccumulator<ZDouble>::kFactorProductBlasBuild) GTEST_SKIP() << "this build has no cuBLAS (a host build)";
+  for (const Channel channel : {Channel::ph_magnetic, Channel::ph_charge}) {
+    const Problem problem = small_problem(1, channel, 35);
+    const std::size_t n = problem.dims.entries();
+    const std::vector<std::complex<double>> reference = reference_gt<ZDouble>(problem);
+    const std::vector<std::complex<double>> reference_float = reference_gt<ZFloat>(problem);
+    Variant blas;
+    blas.factor_blas = 1;
+    for (const std::vector<SliceRange>& slices : {uneven_slices(n), std::vector<SliceRange>{{0, n}}})
+      for (const int batch : {2, 5, 31}) {
+        SCOPED_TRACE(to_string(channel) + ", " + std::to_string(slices.size()) + " slices, batch " +
+                     std::to_string(batch));
+        EXPECT_LE(largest_error(run<ZDouble, ZDouble>(problem, slices, batch, blas).gt, reference), 1e-12);
+        EXPECT_LE(largest_error(run<ZDouble, ZFloat>(problem, slices, batch, blas).gt, reference_float), 1e-12);
+        EXPECT_LE(largest_error(run<ZFloat, ZFloat>(problem, slices, batch, blas).gt, reference_float), 5e-6);
+      }
+  }
+}
+
+// On by default where it exists (GPU builds) at nb = 1; refused where it does not and at nb = 2.
+TEST(Batches, FactorProductBlasDefaultFollowsBuildAndShape) {
+  using Accumulator = GtAccumulator<ZDouble, ZFloat>;
+  for (const int nb : {1, 2}) {
+    SCOPED_TRACE("nb " + std::to_string(nb));
+    const Problem problem = small_problem(nb, Channel::ph_charge, 1);
+    const Dims& dims = problem.dims;
+    Kokkos::View<ZDouble*> slice("slice", dims.entries());
+    Accumulator accumulate(dims, problem.channel, slice, SliceRange{0, dims.entries()});
+    const bool exists = Accumulator::kFactorProductBlasBuild && nb == 1;
+#ifdef KOKKOS_ENABLE_CUDA
+    EXPECT_TRUE(Accumulator::kFactorProductBlasBuild);
+#else
+    EXPECT_FALSE(Accumulator::kFactorProductBlasBuild);
+#endif
+    EXPECT_EQ(accumulate.factor_product_blas(), exists);
+    accumulate.set_factor_product_blas(false);
+    EXPECT_FALSE(accumulate.factor_product_blas());
+    if (exists) {
+      accumulate.set_factor_product_blas(true);
+      EXPECT_TRUE(accumulate.factor_product_blas());
+    } else {
+      EXPECT_THROW(accumulate.set_factor_product_blas(true), Error);
+      EXPECT_FALSE(accumulate.factor_product_blas());
     }
   }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "gt_kernel.hpp"
 #include "gt_kernel_factor_product.hpp"
 #include "gt_kernel_single_message.hpp"
+#include "factor_product_blas.hpp"
 #include "gt_kernel_warp_tiles.hpp"
 #include "ringcomm/error.hpp"
 #include "ringcomm/gt/l2_set_aside.hpp"
@@ -56,6 +58,9 @@ struct GtAccumulator<Scalar, MessageScalar>::Scratch {
   Kokkos::View<MessageScalar*> transposed;
   Kokkos::View<Scalar*> factors;
   TrackedBytes counted;
+#ifdef KOKKOS_ENABLE_CUDA  // the one build that links cuBLAS (kernels/CMakeLists.txt)
+  std::unique_ptr<detail::BlasHandle> blas;  // the factor product's cuBLAS handle (ready_factor_product_blas)
+#endif
 };
 
 // Scalars of one slot's transposed G_σ (both spins) and bubble factors.
@@ -104,6 +109,19 @@ void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
     scratch->factors = Kokkos::View<Scalar*>(uninitialized("ringcomm::gt::bubble factors"), slots * n);
   scratch->counted = TrackedBytes(scratch_bytes(dims_, channel_, batch, transposed_reads));
   scratch_ = std::move(scratch);
+  ready_factor_product_blas();
+}
+
+// Where the flushes will take the factor product through cuBLAS, makes its handle and runs a first
+// product now, when the batch or the setting is chosen, so that setting cuBLAS up is not part of the
+// first flush.
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::ready_factor_product_blas() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (!factor_product_blas_ || !has_bubble(channel_) || scratch_->batch <= 1 || scratch_->blas) return;
+  scratch_->blas = std::make_unique<detail::BlasHandle>();
+  scratch_->blas->template warm_up<typename Scalar::value_type>(exec_.cuda_stream());
+#endif
 }
 
 template <class Scalar, class MessageScalar>
@@ -135,6 +153,17 @@ void GtAccumulator<Scalar, MessageScalar>::set_transposed_reads(bool on) {
   if (!changes) return;
   exec_.fence();  // kernels still reading the old work space
   allocate_scratch(scratch_->batch);
+}
+
+template <class Scalar, class MessageScalar>
+void GtAccumulator<Scalar, MessageScalar>::set_factor_product_blas(bool on) {
+  if (on && !kFactorProductBlasBuild)
+    throw Error("GtAccumulator: this build has no cuBLAS for the factor product (host builds use the factor pass)");
+  if (on && dims_.nb != 1)
+    throw Error("GtAccumulator: the factor product is a plain matrix product at nb = 1 only, not at nb = " +
+                std::to_string(dims_.nb));
+  factor_product_blas_ = on;
+  ready_factor_product_blas();
 }
 
 template <class Scalar, class MessageScalar>
@@ -195,6 +224,7 @@ GtAccumulator<Scalar, MessageScalar>::GtAccumulator(const Dims& dims, Channel ch
   diagonal_loads_ahead_ = default_diagonal_loads_ahead(dims.nb);
   walk_loads_ahead_ = default_walk_loads_ahead(channel);
   walk_tma_stages_ = default_walk_tma_stages(channel, dims.nb);
+  factor_product_blas_ = default_factor_product_blas(dims.nb);
   allocate_scratch(1);
   l2_set_aside_once();  // the G_σ reads' "evict last" needs L2 set aside for it (l2_set_aside.hpp)
 }
@@ -502,19 +532,22 @@ void GtAccumulator<Scalar, MessageScalar>::launch_with(const MessageScalar* mess
 }
 
 // The bubble channels' factor product Σ_j w_j·left_j·right_j of `count` messages (their factor tables
-// in slots 0 … count − 1), added to the slice by FactorProductKernel in one pass over the slice. A team
-// stages as many messages at once as its scratch memory holds within the execution space's limit (on
-// GPUs 48 KiB less what Kokkos may keep for itself: at nb = 1 in complex<double> 25 messages), larger
-// batches in chunks of even size that the team takes in turn (a kernel of its own: the OneChunk and
-// Chunks forms of FactorProductKernel).
+// in slots 0 … count − 1), added to the slice in one pass over it: by cuBLAS's batched matrix product
+// for the slice's whole exchange rows where set_factor_product_blas says so, else (and for the partial
+// rows at the slice's ends) by FactorProductKernel. A team of that kernel stages as many messages at
+// once as its scratch memory holds within the execution space's limit (on GPUs 48 KiB less what Kokkos
+// may keep for itself: at nb = 1 in complex<double> 25 messages), larger batches in chunks of even size
+// that the team takes in turn (a kernel of its own: the OneChunk and Chunks forms of FactorProductKernel).
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageScalar* messages, int count) const {
   using Kernel = detail::FactorProductKernel<Scalar, MessageScalar>;
   if (range_.size() == 0) return;
   const std::uint64_t inner = detail::inner_size_of(dims_), pairs = detail::pair_size_of(dims_);
-  const std::uint64_t first_row = range_.begin / (inner * pairs), last_row = (range_.end - 1) / (inner * pairs);
+  const std::uint64_t row_size = inner * pairs;
+  const std::uint64_t first_row = range_.begin / row_size, last_row = (range_.end - 1) / row_size;
   const auto g_size = static_cast<std::size_t>(dims_.M()) * static_cast<std::size_t>(dims_.M());
   const std::size_t stride = dims_.message_entries(), per_slot = factor_entries(dims_, channel_);
+  const std::size_t per_row = factors_per_exchange(dims_);  // F, = inner at nb = 1
   Kernel kernel;
   kernel.slice = slice_;
   kernel.begin = range_.begin;
@@ -522,11 +555,10 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
   kernel.inner_size = static_cast<std::uint32_t>(inner);
   kernel.pair_size = static_cast<std::uint32_t>(pairs);
   kernel.nb = dims_.nb;
-  kernel.first_row = static_cast<std::uint32_t>(first_row);
   kernel.choose_shape();
   kernel.message_stride = stride;
   kernel.sign_at = 2 * g_size;
-  kernel.factor_stride = static_cast<std::uint32_t>(factors_per_exchange(dims_));
+  kernel.factor_stride = static_cast<std::uint32_t>(per_row);
   kernel.factor_right = static_cast<std::uint32_t>(per_slot / 2);
   kernel.factor_message = per_slot;
   kernel.chunk = 1;  // team_bytes() of one message
@@ -542,14 +574,57 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
 #else
   constexpr int kTeam = 1;  // host teams are one thread, which walks the team's warps in turn
 #endif
-  const auto launch = [&](auto tag) {
-    typename Kernel::template TaggedPolicy<decltype(tag)> policy(
-        exec_, static_cast<int>(kernel.league(last_row - first_row + 1)), kTeam);
-    Kokkos::parallel_for(label_ + "::factor_product",
-                         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())), kernel);
+  // The factor pass over `rows` exchange rows from `row`.
+  const auto factor_pass = [&](std::uint64_t row, std::uint64_t rows) {
+    if (rows == 0) return;
+    kernel.first_row = static_cast<std::uint32_t>(row);
+    const auto launch = [&](auto tag) {
+      typename Kernel::template TaggedPolicy<decltype(tag)> policy(exec_, static_cast<int>(kernel.league(rows)), kTeam);
+      Kokkos::parallel_for(label_ + "::factor_product",
+                           policy.set_scratch_size(0, Kokkos::PerTeam(kernel.team_bytes())), kernel);
+    };
+    if (chunks == 1) launch(typename Kernel::OneChunk{});
+    else launch(typename Kernel::Chunks{});
   };
-  if (chunks == 1) launch(typename Kernel::OneChunk{});
-  else launch(typename Kernel::Chunks{});
+  // The whole rows [whole_begin, whole_end) as matrix products C_x += (w·left_x)·right_xᵀ, C_x the
+  // column-major inner × pair matrix of row x, the messages' left and right tables its factors.
+  const std::uint64_t whole_begin = (range_.begin + row_size - 1) / row_size;
+  const std::uint64_t whole_end = std::max(whole_begin, range_.end / row_size);
+  detail::RankUpdate update;
+  update.rows = static_cast<std::int64_t>(inner);
+  update.cols = static_cast<std::int64_t>(pairs);
+  update.depth = count;
+  update.a = scratch_->factors.data() + whole_begin * per_row;
+  update.lda = static_cast<std::int64_t>(per_slot);
+  update.a_stride = static_cast<std::int64_t>(per_row);
+  update.b = scratch_->factors.data() + per_slot / 2 + whole_begin * per_row;
+  update.ldb = update.lda;
+  update.b_stride = update.a_stride;
+  update.c = slice_.data() + (whole_begin * row_size - range_.begin);
+  update.ldc = update.rows;
+  update.c_stride = static_cast<std::int64_t>(row_size);
+  update.batches = static_cast<int>(whole_end - whole_begin);
+  if (!factor_product_blas_ || update.batches == 0 || !update.fits_blas())
+    return factor_pass(first_row, last_row - first_row + 1);
+  factor_pass(first_row, whole_begin - first_row);
+#ifdef KOKKOS_ENABLE_CUDA
+  detail::WeighFactorRows<Scalar, MessageScalar> weigh;
+  weigh.factors = scratch_->factors;
+  weigh.messages = kernel.messages;
+  weigh.message_stride = stride;
+  weigh.sign_at = kernel.sign_at;
+  weigh.factor_message = per_slot;
+  weigh.factor_right = per_slot / 2;
+  weigh.first = whole_begin * per_row;
+  weigh.row_entries = (whole_end - whole_begin) * per_row;
+  Kokkos::parallel_for(label_ + "::weigh_factors",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                           exec_, 0, static_cast<std::int64_t>(2 * weigh.row_entries) * count),
+                       weigh);
+  if (!scratch_->blas) scratch_->blas = std::make_unique<detail::BlasHandle>();
+  scratch_->blas->template add_products<typename Scalar::value_type>(exec_.cuda_stream(), update);
+#endif
+  factor_pass(whole_end, last_row + 1 - whole_end);
 }
 
 template <class Scalar, class MessageScalar>

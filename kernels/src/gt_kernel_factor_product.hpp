@@ -301,4 +301,29 @@ struct FactorProductKernel {
   }
 };
 
+// Before the factor product of whole exchange rows goes to a matrix product (factor_product_blas.hpp),
+// whose sums know no weights: message j's left factors of rows [row0, row0 + rows) times w_j, in place,
+// and both of its sides zero where w_j = 0 (padding, whose tables were never written: 0·NaN would not
+// vanish in the product, as FactorProductKernel::staged_value stages zeros for the same reason). Thread t
+// takes message t / (2·R), side t / R % 2 (left, right) and entry t % R of those rows (R = rows·F).
+template <class Scalar, class Message>
+struct WeighFactorRows {
+  using Real = typename Scalar::value_type;
+  Kokkos::View<Scalar*> factors;
+  MessageView<Message> messages;
+  std::uint64_t message_stride = 0, sign_at = 0;  // as FactorProductKernel's
+  std::uint64_t factor_message = 0, factor_right = 0;
+  std::uint64_t first = 0;        // row0·F: the rows' first entry in each side's table
+  std::uint64_t row_entries = 0;  // R
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+    const auto u = static_cast<std::uint64_t>(t);
+    const std::uint64_t j = u / (2 * row_entries), side = u / row_entries % 2;
+    const Real w = message_weight<Real>(messages, j * message_stride + sign_at);
+    const std::uint64_t at = j * factor_message + side * factor_right + first + u % row_entries;
+    if (w == Real(0)) factors(at) = Scalar();
+    else if (side == 0) factors(at) = w * factors(at);
+  }
+};
+
 }  // namespace ringcomm::gt::detail

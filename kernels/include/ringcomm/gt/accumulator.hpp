@@ -346,6 +346,27 @@ class GtAccumulator {
   // The setting, else the default for the shape and the batch.
   bool transposed_reads() const;
 
+  // Whether the bubble channels' batches at nb = 1 add their factor product (Σ_j w_j·left_j·right_j:
+  // for each exchange row a rank-B update of its inner × pair matrix) with cuBLAS's batched complex
+  // matrix product rather than with the factor pass of gt_kernel_factor_product.hpp; the rows at the
+  // ends of a slice that begins or ends inside one stay with the factor pass. The same sums in another
+  // order. At nb ≥ 2 the left factors leave out (b3, b4) of the inner index, so there the product is
+  // not a plain matrix product. Default (default_factor_product_blas): on in GPU builds at nb = 1, where
+  // on an H100 a B = 32 double batch's product took 3.72 ms against the factor pass's 5.43, and
+  // ring_compare at the paper size 0.94–0.97 of the time in double and 0.96 in mixed precision
+  // (docs/results/factor_blas). cuBLAS is set up when the batch or this setting is chosen, which takes
+  // over a second the first time in a process; its work space is the library's own and not counted in
+  // allocation_stats(). Throws ringcomm::Error when turned on in a build without
+  // cuBLAS (host builds) or at nb ≥ 2.
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool kFactorProductBlasBuild = true;
+#else
+  static constexpr bool kFactorProductBlasBuild = false;
+#endif
+  static constexpr bool default_factor_product_blas(int nb) { return kFactorProductBlasBuild && nb == 1; }
+  void set_factor_product_blas(bool on);
+  bool factor_product_blas() const { return factor_product_blas_; }
+
   // Whether single messages (batch 1, one frequency warp, exclusive updates) are applied by the
   // single-message kernel (gt_kernel_single_message.hpp), whose threads each decode their inner index
   // and pair once and walk every exchange row for them, rather than by the kernel above with one
@@ -436,6 +457,8 @@ class GtAccumulator {
   void apply(const Message* messages, int count) const;
   void apply_with_warp_tiles(const Message* message) const;
   void apply_factor_product(const Message* messages, int count) const;
+  // Sets cuBLAS up where the flushes will take the factor product through it (see the definition).
+  void ready_factor_product_blas();
   // Writes a slot's transposed G_σ and bubble factors; true when that also staged the message.
   bool prepare(const Message* message, int slot) const;
   void allocate_scratch(int batch);
@@ -473,6 +496,7 @@ class GtAccumulator {
   bool walk_loads_ahead_ = true;        // set by the constructor: default_walk_loads_ahead
   int walk_tma_stages_ = 0;             // set by the constructor: default_walk_tma_stages
   int transposed_reads_ = -1;           // -1: default_transposed_reads(nb, batch); else 0 or 1
+  bool factor_product_blas_ = false;    // set by the constructor: default_factor_product_blas
   std::shared_ptr<Scratch> scratch_;
 };
 

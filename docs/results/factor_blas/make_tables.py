@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
+make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt) and 3_suites/ (run_3.sh.txt), runs on
+an H100."""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+
+def kernel_bandwidth(summary):
+    """--factor-blas on against off in one process: ms per message and their ratio, per round."""
+    rows = {}
+    for name, r in tables_lib.results(os.path.join(HERE, "1_first"), "kb_blas_*.json"):
+        round_ = int(re.search(r"_(\d)\.json", name).group(1))
+        rows.setdefault((r["precision"], r["channel"], r["batch"], round_), {})["on" if r["factor_blas"] else "off"] = r
+    table = {}
+    for (precision, channel, batch, round_), pair in sorted(rows.items()):
+        on, off = pair["on"], pair["off"]
+        record = {"precision": precision, "channel": channel, "batch": batch, "round": round_,
+                  "blas_ms": 1e3 * on["kernel_seconds"], "pass_ms": 1e3 * off["kernel_seconds"],
+                  "blas_over_pass": on["kernel_seconds"] / off["kernel_seconds"]}
+        summary["kernel_bandwidth"].append(record)
+        cells = table.setdefault((1, precision, channel, batch), {})
+        for column in ("pass_ms", "blas_ms", "blas_over_pass"):
+            cells.setdefault(column, []).append(record[column])
+    tables_lib.print_table("kernel_bandwidth, ms per message (rounds 1 / 2), 1_first",
+                           ("nb", "precision", "channel", "B"), ("pass_ms", "blas_ms", "blas_over_pass"), table,
+                           labels=("factor pass", "cuBLAS", "cuBLAS / factor pass"))
+
+
+def kernels(summary):
+    """Nsight Compute durations of one B = 32 batch's kernels (two batches: the warm-up and the measured one)."""
+    print("## Nsight Compute, double ph_magnetic, B = 32 (µs, mean of the launches), 2_warm")
+    print("| kernel | blas on: launches | µs | blas off: launches | µs |")
+    print("|---|---|---|---|---|")
+    durations = {f: tables_lib.ncu_kernel_durations(os.path.join(HERE, "2_warm", "ncu_blas_%s.csv" % f))
+                 for f in ("on", "off")}
+    names = list(durations["on"]) + [k for k in durations["off"] if k not in durations["on"]]
+    for name in names:
+        cells = []
+        for f in ("on", "off"):
+            values = durations[f].get(name, [])
+            cells += [str(len(values)), "%.1f" % (sum(values) / len(values)) if values else "-"]
+            if values:
+                kernel = "gemm" if name.startswith("void cutlass") else name
+                summary["ncu"].append({"blas": f, "kernel": kernel, "launches": len(values),
+                                       "mean_us": sum(values) / len(values)})
+        print("| %s | %s |" % (name[:60], " | ".join(cells)))
+    print()
+
+
+def ring_compare(summary):
+    """x floor and blas over direct (dfc5e41) per round: 1_first with cuBLAS set up in the first flush (blas0's
+    binary, named blas there), 2_warm with the fix."""
+    for run, binary in (("1_first", "blas"), ("2_warm", "blas")):
+        found = {}
+        for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*_[12].json"):
+            found[(fields["binary"], fields["scalar"], fields["channel"], fields["batch"], fields["round"])] = r
+            summary["ring_compare"].append(dict(fields, run=run, ms=1e3 * r["seconds_per_measurement"],
+                                                fraction_of_floor=r["fraction_of_floor"], seconds=r["seconds"]))
+        table = {}
+        for (b, scalar, channel, batch, round_), r in sorted(found.items()):
+            if b != binary:
+                continue
+            direct = found[("direct", scalar, channel, batch, round_)]
+            ratio = r["seconds_per_measurement"] / direct["seconds_per_measurement"]
+            summary["ratios"].append({"run": run, "scalar": scalar, "channel": channel, "batch": batch,
+                                      "round": round_, "blas_over_direct": ratio})
+            cells = table.setdefault((1, scalar, channel, batch), {})
+            cells.setdefault("direct", []).append(direct["fraction_of_floor"])
+            cells.setdefault("blas", []).append(r["fraction_of_floor"])
+            cells.setdefault("ratio", []).append(ratio)
+        tables_lib.print_table("ring_compare, x floor (rounds 1 / 2), " + run, ("nb", "scalar", "channel", "B"),
+                               ("direct", "blas", "ratio"), table,
+                               labels=("factor pass (dfc5e41)", "cuBLAS", "time: cuBLAS / factor pass"))
+
+
+def set_up(summary):
+    """Run 1's binary with cuBLAS set up in the first flush: its run time at 64, 192 and 384 measurements."""
+    print("## cuBLAS set up in the first flush (blas0), double ph_magnetic, B = 32")
+    print("| run | measurements | s per run | ms per measurement | direct: s per run |")
+    print("|---|---|---|---|---|")
+    direct = json.load(open(os.path.join(HERE, "2_warm", "rc_direct_B32_double_ph_magnetic_1.json")))["runs"][0]
+    for run, name, tag in (("2_warm", "blas0", "m64"), ("1_first", "blas", "1"), ("2_warm", "blas0", "m384"),
+                           ("2_warm", "blas0", "eager")):
+        r = json.load(open(os.path.join(HERE, run, "rc_%s_B32_double_ph_magnetic_%s.json" % (name, tag))))["runs"][0]
+        record = {"run": run, "tag": tag, "measurements": r["measurements"], "seconds": r["seconds"],
+                  "ms": 1e3 * r["seconds_per_measurement"],
+                  "over_direct_seconds": r["seconds"] - direct["seconds"] * r["measurements"] / direct["measurements"]}
+        summary["set_up"].append(record)
+        print("| %s %s | %d | %.3f | %.3f | %.3f |" % (run, tag, r["measurements"], r["seconds"], record["ms"],
+                                                     direct["seconds"] * r["measurements"] / direct["measurements"]))
+    print()
+
+
+def checks(summary):
+    """The GPU suites of 1_first (run 1's binaries) and 3_suites (the code as committed, and with each planted
+    bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
+    for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt")):
+        for name in ("test_kernel_variants", "test_kernels"):
+            counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
+            summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
+    for planted in ("padding", "tail"):
+        counts = tables_lib.gtest_counts(os.path.join(HERE, "3_suites", "planted_%s_test_kernel_variants.txt" % planted))
+        summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
+    for run in ("1_first", "2_warm"):
+        for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
+            summary["verify"].append({"run": run, "scalar": name.split("_")[3], "max_relative_error": error})
+    print("## checks")
+    print(json.dumps({"tests": summary["tests"], "verify": summary["verify"]}, indent=1))
+
+
+tables_lib.summarize(HERE, "blas_summary.json",
+                     ("kernel_bandwidth", "ncu", "ring_compare", "ratios", "set_up", "tests", "verify"),
+                     (kernel_bandwidth, kernels, ring_compare, set_up, checks))
