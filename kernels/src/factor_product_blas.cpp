@@ -6,7 +6,6 @@
 #include <cuComplex.h>
 
 #include <string>
-#include <type_traits>
 
 #include "ringcomm/error.hpp"
 
@@ -19,6 +18,22 @@ void check(cublasStatus_t status, const char* call) {
     throw Error(std::string("GtAccumulator's factor product: ") + call + " failed: " + cublasGetStatusString(status));
 }
 
+// cuBLAS's strided batched product of complex numbers of Real: its type, its function and its name.
+template <class Real>
+struct ComplexGemm;
+template <>
+struct ComplexGemm<double> {
+  using Complex = cuDoubleComplex;
+  static constexpr auto product = cublasZgemmStridedBatched;
+  static constexpr const char* name = "cublasZgemmStridedBatched";
+};
+template <>
+struct ComplexGemm<float> {
+  using Complex = cuComplex;
+  static constexpr auto product = cublasCgemmStridedBatched;
+  static constexpr const char* name = "cublasCgemmStridedBatched";
+};
+
 }  // namespace
 
 BlasHandle::~BlasHandle() {
@@ -27,6 +42,8 @@ BlasHandle::~BlasHandle() {
 
 template <class Real>
 void BlasHandle::add_products(void* stream, const RankUpdate& u) {
+  using Gemm = ComplexGemm<Real>;
+  using Complex = typename Gemm::Complex;
   if (!u.fits_blas()) throw Error("GtAccumulator's factor product: a leading dimension exceeds cuBLAS's int");
   if (handle_ == nullptr) {
     cublasHandle_t created = nullptr;
@@ -35,24 +52,12 @@ void BlasHandle::add_products(void* stream, const RankUpdate& u) {
   }
   const auto handle = static_cast<cublasHandle_t>(handle_);
   check(cublasSetStream(handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
-  const auto rows = static_cast<int>(u.rows), cols = static_cast<int>(u.cols);
-  const auto lda = static_cast<int>(u.lda), ldb = static_cast<int>(u.ldb), ldc = static_cast<int>(u.ldc);
-  if constexpr (std::is_same_v<Real, double>) {
-    const cuDoubleComplex one = make_cuDoubleComplex(1.0, 0.0);
-    check(cublasZgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, rows, cols, u.depth, &one,
-                                    static_cast<const cuDoubleComplex*>(u.a), lda, u.a_stride,
-                                    static_cast<const cuDoubleComplex*>(u.b), ldb, u.b_stride, &one,
-                                    static_cast<cuDoubleComplex*>(u.c), ldc, u.c_stride, u.batches),
-          "cublasZgemmStridedBatched");
-  } else {
-    static_assert(std::is_same_v<Real, float>);
-    const cuComplex one = make_cuComplex(1.0f, 0.0f);
-    check(cublasCgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, rows, cols, u.depth, &one,
-                                    static_cast<const cuComplex*>(u.a), lda, u.a_stride,
-                                    static_cast<const cuComplex*>(u.b), ldb, u.b_stride, &one,
-                                    static_cast<cuComplex*>(u.c), ldc, u.c_stride, u.batches),
-          "cublasCgemmStridedBatched");
-  }
+  const Complex one{Real(1), Real(0)};
+  check(Gemm::product(handle, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(u.rows), static_cast<int>(u.cols), u.depth,
+                      &one, static_cast<const Complex*>(u.a), static_cast<int>(u.lda), u.a_stride,
+                      static_cast<const Complex*>(u.b), static_cast<int>(u.ldb), u.b_stride, &one,
+                      static_cast<Complex*>(u.c), static_cast<int>(u.ldc), u.c_stride, u.batches),
+        Gemm::name);
 }
 
 template <class Real>
