@@ -76,11 +76,6 @@ gt::Dims paper_dims() {
 // 2n of the default shapes: the paper's 64 for nb = 1; 32 for nb >= 2 (G_t 4 × larger at nb = 2).
 int shape_n_freq(int nb) { return nb == 1 ? 64 : 32; }
 
-// Whether `channel`'s batches add a factor product (GtAccumulator::set_factor_product_blas).
-bool has_factor_product(gt::Channel channel) {
-  return channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
-}
-
 struct ChannelResult {
   gt::Dims dims;
   std::string precision;
@@ -94,7 +89,7 @@ struct ChannelResult {
   int pair_warps = 1;
   int inner_block_chunks = 0;  // GtAccumulator::inner_block_chunks_in_use (0: one block)
   int pass_team_threads = 0;   // GtAccumulator::pass_team_threads_in_use (0: a RangePolicy)
-  bool factor_blas = false;    // a bubble batch's factor product through cuBLAS (set_factor_product_blas)
+  bool factor_blas = false;    // GtAccumulator::factor_product_blas_in_use
   bool warp_tile_kernel = false;
   bool loads_ahead = true;  // whether the walk loads the next step ahead (kernels "single" and "diagonal")
   int tma_stages = 0;       // GtAccumulator::tma_stages_in_use (kernel "single")
@@ -194,7 +189,7 @@ ChannelResult measure(const Options& o, const gt::Dims& dims, Arrays<Scalar, Mes
   const gt::PassKernel pass = accumulate.pass_kernel(batch);
   r.inner_block_chunks = accumulate.inner_block_chunks_in_use(batch);
   r.pass_team_threads = accumulate.pass_team_threads_in_use(batch);
-  r.factor_blas = batch > 1 && has_factor_product(channel) && accumulate.factor_product_blas();
+  r.factor_blas = accumulate.factor_product_blas_in_use(batch);
   r.warp_tile_kernel = pass == gt::PassKernel::warp_tiles;
   r.loads_ahead = pass == gt::PassKernel::single_diagonal ? accumulate.diagonal_loads_ahead()
                                                          : accumulate.walk_loads_ahead();
@@ -276,7 +271,7 @@ void measure_shape(const Options& o, const gt::Dims& dims, const std::string& pr
                   if ((batch > 1 || steps > 1) && walk_ahead != o.walk_loads_ahead.front()) continue;
                   if ((batch > 1 || steps > 1) && tma != o.walk_tma_stages.front()) continue;
                   // Pair groups change the bubble channels' walk in order and batches.
-                  const bool bubble = has_factor_product(channel);
+                  const bool bubble = channel == gt::Channel::ph_magnetic || channel == gt::Channel::ph_charge;
                   const bool grouped = batch > 1 || (bubble && steps <= 1);
                   if (!grouped && pairs != o.pair_warps.front()) continue;
                   // Inner blocks change batches only (their passes hoist positions).

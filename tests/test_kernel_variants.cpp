@@ -858,7 +858,8 @@ TEST(Batches, FactorProductThroughBlasMatchesTheReference) {
   }
 }
 
-// On by default where it exists (GPU builds) at nb = 1; refused where it does not and at nb = 2.
+// On by default where it exists (GPU builds) at nb = 1; refused where it does not and at nb = 2. In use
+// for batches of the bubble channels with exclusive updates only (concurrent ones keep one pass).
 TEST(Batches, FactorProductBlasDefaultFollowsBuildAndShape) {
   using Accumulator = GtAccumulator<ZDouble, ZFloat>;
   for (const int nb : {1, 2}) {
@@ -874,7 +875,14 @@ TEST(Batches, FactorProductBlasDefaultFollowsBuildAndShape) {
     EXPECT_FALSE(Accumulator::kFactorProductBlasBuild);
 #endif
     EXPECT_EQ(accumulate.factor_product_blas(), exists);
+    EXPECT_FALSE(accumulate.factor_product_blas_in_use(1));
+    EXPECT_EQ(accumulate.factor_product_blas_in_use(4), exists);
+    Accumulator shared(dims, problem.channel, slice, SliceRange{0, dims.entries()}, ExecSpace(), Updates::concurrent);
+    EXPECT_FALSE(shared.factor_product_blas_in_use(4));
+    Accumulator transverse(dims, Channel::ph_transverse, slice, SliceRange{0, dims.entries()});
+    EXPECT_FALSE(transverse.factor_product_blas_in_use(4));
     accumulate.set_factor_product_blas(false);
+    EXPECT_FALSE(accumulate.factor_product_blas_in_use(4));
     EXPECT_FALSE(accumulate.factor_product_blas());
     if (exists) {
       accumulate.set_factor_product_blas(true);

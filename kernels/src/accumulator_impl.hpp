@@ -118,7 +118,7 @@ void GtAccumulator<Scalar, MessageScalar>::allocate_scratch(int batch) {
 template <class Scalar, class MessageScalar>
 void GtAccumulator<Scalar, MessageScalar>::ready_factor_product_blas() {
 #ifdef KOKKOS_ENABLE_CUDA
-  if (!factor_product_blas_ || !has_bubble(channel_) || scratch_->batch <= 1 || scratch_->blas) return;
+  if (!factor_product_blas_in_use(scratch_->batch) || scratch_->blas) return;
   scratch_->blas = std::make_unique<detail::BlasHandle>();
   scratch_->blas->template warm_up<typename Scalar::value_type>(exec_.cuda_stream());
 #endif
@@ -164,6 +164,11 @@ void GtAccumulator<Scalar, MessageScalar>::set_factor_product_blas(bool on) {
                 std::to_string(dims_.nb));
   factor_product_blas_ = on;
   ready_factor_product_blas();
+}
+
+template <class Scalar, class MessageScalar>
+bool GtAccumulator<Scalar, MessageScalar>::factor_product_blas_in_use(int messages) const {
+  return factor_product_blas_ && has_bubble(channel_) && messages > 1 && updates_ == Updates::exclusive;
 }
 
 template <class Scalar, class MessageScalar>
@@ -604,7 +609,7 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
   update.ldc = update.rows;
   update.c_stride = static_cast<std::int64_t>(row_size);
   update.batches = static_cast<int>(whole_end - whole_begin);
-  if (!factor_product_blas_ || update.batches == 0 || !update.fits_blas())
+  if (!factor_product_blas_ || update.batches == 0)
     return factor_pass(first_row, last_row - first_row + 1);
   factor_pass(first_row, whole_begin - first_row);
 #ifdef KOKKOS_ENABLE_CUDA

@@ -1,10 +1,12 @@
 // Compiled into GPU builds only (kernels/CMakeLists.txt): see factor_product_blas.hpp.
 #include "factor_product_blas.hpp"
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cuComplex.h>
+#include "blas_complex.hpp"
 
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <memory>
 #include <string>
 
 #include "ringcomm/error.hpp"
@@ -13,58 +15,100 @@ namespace ringcomm::gt::detail {
 
 namespace {
 
+// The most work space a product may ask for (cuBLAS's own default on Hopper).
+constexpr std::size_t kMostWorkspace = std::size_t{32} << 20;
+
 void check(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("GtAccumulator's factor product: ") + call + " failed: " + cublasGetStatusString(status));
+    throw Error(std::string("GtAccumulator's factor product: ") + call + " failed: " + cublasLtGetStatusString(status));
 }
 
-// cuBLAS's strided batched product of complex numbers of Real: its type, its function and its name.
-template <class Real>
-struct ComplexGemm;
-template <>
-struct ComplexGemm<double> {
-  using Complex = cuDoubleComplex;
-  static constexpr auto product = cublasZgemmStridedBatched;
-  static constexpr const char* name = "cublasZgemmStridedBatched";
+void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess)
+    throw Error(std::string("GtAccumulator's factor product: ") + call + " failed: " + cudaGetErrorString(status));
+}
+
+// cublasLt's descriptors, destroyed with their owners.
+struct DestroyDesc {
+  void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
+  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { cublasLtMatrixLayoutDestroy(l); }
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
 };
-template <>
-struct ComplexGemm<float> {
-  using Complex = cuComplex;
-  static constexpr auto product = cublasCgemmStridedBatched;
-  static constexpr const char* name = "cublasCgemmStridedBatched";
-};
+using Desc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DestroyDesc>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DestroyDesc>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DestroyDesc>;
+
+// `batches` column-major rows × cols matrices with leading dimension ld, `stride` scalars apart.
+Layout layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld, int batches,
+              std::int64_t stride) {
+  cublasLtMatrixLayout_t made = nullptr;
+  check(cublasLtMatrixLayoutCreate(&made, type, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), ld),
+        "cublasLtMatrixLayoutCreate");
+  Layout owned(made);
+  check(cublasLtMatrixLayoutSetAttribute(made, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batches, sizeof batches),
+        "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
+  check(cublasLtMatrixLayoutSetAttribute(made, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+        "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  return owned;
+}
 
 }  // namespace
 
 BlasHandle::~BlasHandle() {
-  if (handle_ != nullptr) cublasDestroy(static_cast<cublasHandle_t>(handle_));
+  if (workspace_ != nullptr) cudaFree(workspace_);
+  if (handle_ != nullptr) cublasLtDestroy(static_cast<cublasLtHandle_t>(handle_));
 }
 
 template <class Real>
 void BlasHandle::add_products(void* stream, const RankUpdate& u) {
-  using Gemm = ComplexGemm<Real>;
-  using Complex = typename Gemm::Complex;
-  if (!u.fits_blas()) throw Error("GtAccumulator's factor product: a leading dimension exceeds cuBLAS's int");
+  using Type = BlasComplex<Real>;
   if (handle_ == nullptr) {
-    cublasHandle_t created = nullptr;
-    check(cublasCreate(&created), "cublasCreate");
+    cublasLtHandle_t created = nullptr;
+    check(cublasLtCreate(&created), "cublasLtCreate");
     handle_ = created;
   }
-  const auto handle = static_cast<cublasHandle_t>(handle_);
-  check(cublasSetStream(handle, static_cast<cudaStream_t>(stream)), "cublasSetStream");
-  const Complex one{Real(1), Real(0)};
-  check(Gemm::product(handle, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(u.rows), static_cast<int>(u.cols), u.depth,
-                      &one, static_cast<const Complex*>(u.a), static_cast<int>(u.lda), u.a_stride,
-                      static_cast<const Complex*>(u.b), static_cast<int>(u.ldb), u.b_stride, &one,
-                      static_cast<Complex*>(u.c), static_cast<int>(u.ldc), u.c_stride, u.batches),
-        Gemm::name);
+  const auto handle = static_cast<cublasLtHandle_t>(handle_);
+  cublasLtMatmulDesc_t made = nullptr;
+  check(cublasLtMatmulDescCreate(&made, Type::kCompute, Type::kData), "cublasLtMatmulDescCreate");
+  const Desc product(made);
+  const cublasOperation_t as_is = CUBLAS_OP_N, transposed = CUBLAS_OP_T;
+  check(cublasLtMatmulDescSetAttribute(made, CUBLASLT_MATMUL_DESC_TRANSA, &as_is, sizeof as_is),
+        "cublasLtMatmulDescSetAttribute(TRANSA)");
+  check(cublasLtMatmulDescSetAttribute(made, CUBLASLT_MATMUL_DESC_TRANSB, &transposed, sizeof transposed),
+        "cublasLtMatmulDescSetAttribute(TRANSB)");
+  const Layout a = layout(Type::kData, u.rows, u.depth, u.lda, u.batches, u.a_stride);
+  const Layout b = layout(Type::kData, u.cols, u.depth, u.ldb, u.batches, u.b_stride);
+  const Layout c = layout(Type::kData, u.rows, u.cols, u.ldc, u.batches, u.c_stride);
+  cublasLtMatmulPreference_t preferred = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&preferred), "cublasLtMatmulPreferenceCreate");
+  const Preference preference(preferred);
+  check(cublasLtMatmulPreferenceSetAttribute(preferred, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMostWorkspace,
+                                             sizeof kMostWorkspace),
+        "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+  cublasLtMatmulHeuristicResult_t choice{};
+  int found = 0;
+  check(cublasLtMatmulAlgoGetHeuristic(handle, made, a.get(), b.get(), c.get(), c.get(), preferred, 1, &choice, &found),
+        "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0) throw Error("GtAccumulator's factor product: cublasLt has no algorithm for the product");
+  if (choice.workspaceSize > workspace_bytes_) {
+    if (workspace_ != nullptr) check(cudaFree(workspace_), "cudaFree");  // waits for the products using it
+    workspace_ = nullptr;
+    workspace_bytes_ = 0;
+    counted_ = TrackedBytes();
+    check(cudaMalloc(&workspace_, choice.workspaceSize), "cudaMalloc");
+    workspace_bytes_ = choice.workspaceSize;
+    counted_ = TrackedBytes(workspace_bytes_);
+  }
+  const typename Type::Complex one{Real(1), Real(0)};
+  check(cublasLtMatmul(handle, made, &one, u.a, a.get(), u.b, b.get(), &one, u.c, c.get(), u.c, c.get(), &choice.algo,
+                       workspace_, workspace_bytes_, static_cast<cudaStream_t>(stream)),
+        "cublasLtMatmul");
 }
 
 template <class Real>
 void BlasHandle::warm_up(void* stream) {
   void* scalars = nullptr;  // A, B and C, one complex number each
-  if (const cudaError_t status = cudaMalloc(&scalars, 6 * sizeof(Real)); status != cudaSuccess)
-    throw Error(std::string("GtAccumulator's factor product: cudaMalloc failed: ") + cudaGetErrorString(status));
+  check(cudaMalloc(&scalars, 6 * sizeof(Real)), "cudaMalloc");
   RankUpdate tiny;
   tiny.rows = tiny.cols = tiny.lda = tiny.ldb = tiny.ldc = 1;
   tiny.depth = tiny.batches = 1;
@@ -73,14 +117,12 @@ void BlasHandle::warm_up(void* stream) {
   tiny.c = static_cast<Real*>(scalars) + 4;
   try {
     add_products<Real>(stream, tiny);
+    check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "its first product");
   } catch (...) {
     cudaFree(scalars);
     throw;
   }
-  const cudaError_t status = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
   cudaFree(scalars);
-  if (status != cudaSuccess)
-    throw Error(std::string("GtAccumulator's factor product: its first product failed: ") + cudaGetErrorString(status));
 }
 
 template void BlasHandle::add_products<double>(void*, const RankUpdate&);

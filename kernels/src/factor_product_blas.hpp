@@ -3,13 +3,18 @@
 //
 // At nb = 1 the factor part of a ph_magnetic or ph_charge batch, Σ_j w_j·left_j(inner, x)·right_j(pair, x),
 // is for each exchange row x a product of two dense matrices: (inner × count) times (count × pair), added
-// to the (inner × pair) matrix of G_t that the row is (column-major, the inner index fastest). cuBLAS's
-// strided batched ZGEMM/CGEMM does exactly that, one row per batch entry, on the tensor cores in double
-// (DMMA: fused multiply-adds in IEEE double, so the sums differ from FactorProductKernel's by their order
-// only). Only GPU builds have it (kernels/CMakeLists.txt links cuBLAS where Kokkos compiles for CUDA);
+// to the (inner × pair) matrix of G_t that the row is (column-major, the inner index fastest). A strided
+// batched complex matrix product does exactly that, one row per batch entry: cublasLt's matmul with the
+// algorithm its heuristic puts first, on the tensor cores in double (DMMA: fused multiply-adds in IEEE
+// double, so the sums differ from FactorProductKernel's by their order only). On an H100 that algorithm
+// took 0.92 (B = 32) and 0.89 (B = 64) of the time of cublasZgemmStridedBatched's choice for the paper
+// size, and as long in complex<float> (docs/results/factor_blas, bench/gpu/factor_gemm_probe.cu). Only
+// GPU builds have it (kernels/CMakeLists.txt links cuBLAS where Kokkos compiles for CUDA);
 // GtAccumulator::set_factor_product_blas says when it is used.
+#include <cstddef>
 #include <cstdint>
-#include <limits>
+
+#include "ringcomm/memory.hpp"
 
 namespace ringcomm::gt::detail {
 
@@ -26,16 +31,12 @@ struct RankUpdate {
   void* c = nullptr;
   std::int64_t ldc = 0, c_stride = 0;
   int batches = 0;
-
-  // Whether every dimension fits the int that cuBLAS's interface takes.
-  bool fits_blas() const {
-    constexpr std::int64_t most = std::numeric_limits<int>::max();
-    return rows <= most && cols <= most && lda <= most && ldb <= most && ldc <= most;
-  }
 };
 
-// A cuBLAS handle, created when first used; the product runs on `stream` (a cudaStream_t), in order
-// with the kernels of that stream. Throws ringcomm::Error with cuBLAS's message when a call fails.
+// A cublasLt handle, created when first used, and the work space its products asked for (grown as
+// needed, freed with the handle, counted in allocation_stats). A product runs on `stream` (a
+// cudaStream_t), in order with the kernels of that stream. Throws ringcomm::Error with cuBLAS's message
+// when a call fails.
 class BlasHandle {
  public:
   BlasHandle() = default;
@@ -50,7 +51,10 @@ class BlasHandle {
   void warm_up(void* stream);
 
  private:
-  void* handle_ = nullptr;  // cublasHandle_t
+  void* handle_ = nullptr;     // cublasLtHandle_t
+  void* workspace_ = nullptr;  // device memory
+  std::size_t workspace_bytes_ = 0;
+  TrackedBytes counted_;  // workspace_bytes_
 };
 
 }  // namespace ringcomm::gt::detail

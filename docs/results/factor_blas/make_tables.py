@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
-make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt) and 3_suites/ (run_3.sh.txt), runs on
-an H100."""
+make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt), 3_suites/ (run_3.sh.txt),
+4_gemm_probe/ (run_4.sh.txt) and 5_lt/ (run_5.sh.txt), runs on an H100."""
 import json
 import os
 import re
@@ -12,24 +12,26 @@ sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 
 def kernel_bandwidth(summary):
-    """--factor-blas on against off in one process: ms per message and their ratio, per round."""
-    rows = {}
-    for name, r in tables_lib.results(os.path.join(HERE, "1_first"), "kb_blas_*.json"):
-        round_ = int(re.search(r"_(\d)\.json", name).group(1))
-        rows.setdefault((r["precision"], r["channel"], r["batch"], round_), {})["on" if r["factor_blas"] else "off"] = r
-    table = {}
-    for (precision, channel, batch, round_), pair in sorted(rows.items()):
-        on, off = pair["on"], pair["off"]
-        record = {"precision": precision, "channel": channel, "batch": batch, "round": round_,
-                  "blas_ms": 1e3 * on["kernel_seconds"], "pass_ms": 1e3 * off["kernel_seconds"],
-                  "blas_over_pass": on["kernel_seconds"] / off["kernel_seconds"]}
-        summary["kernel_bandwidth"].append(record)
-        cells = table.setdefault((1, precision, channel, batch), {})
-        for column in ("pass_ms", "blas_ms", "blas_over_pass"):
-            cells.setdefault(column, []).append(record[column])
-    tables_lib.print_table("kernel_bandwidth, ms per message (rounds 1 / 2), 1_first",
-                           ("nb", "precision", "channel", "B"), ("pass_ms", "blas_ms", "blas_over_pass"), table,
-                           labels=("factor pass", "cuBLAS", "cuBLAS / factor pass"))
+    """--factor-blas on against off in one process: ms per message and their ratio, per round; 1_first with
+    cublas[ZC]gemmStridedBatched, 5_lt with cublasLt."""
+    for run, pattern in (("1_first", "kb_blas_*.json"), ("5_lt", "kb_lt_*.json")):
+        rows = {}
+        for name, r in tables_lib.results(os.path.join(HERE, run), pattern):
+            round_ = int(re.search(r"_(\d)\.json", name).group(1))
+            rows.setdefault((r["precision"], r["channel"], r["batch"], round_), {})["on" if r["factor_blas"] else "off"] = r
+        table = {}
+        for (precision, channel, batch, round_), pair in sorted(rows.items()):
+            on, off = pair["on"], pair["off"]
+            record = {"run": run, "precision": precision, "channel": channel, "batch": batch, "round": round_,
+                      "blas_ms": 1e3 * on["kernel_seconds"], "pass_ms": 1e3 * off["kernel_seconds"],
+                      "blas_over_pass": on["kernel_seconds"] / off["kernel_seconds"]}
+            summary["kernel_bandwidth"].append(record)
+            cells = table.setdefault((1, precision, channel, batch), {})
+            for column in ("pass_ms", "blas_ms", "blas_over_pass"):
+                cells.setdefault(column, []).append(record[column])
+        tables_lib.print_table("kernel_bandwidth, ms per message (rounds), " + run,
+                               ("nb", "precision", "channel", "B"), ("pass_ms", "blas_ms", "blas_over_pass"), table,
+                               labels=("factor pass", "cuBLAS", "cuBLAS / factor pass"))
 
 
 def kernels(summary):
@@ -39,6 +41,12 @@ def kernels(summary):
     print("|---|---|---|---|---|")
     durations = {f: tables_lib.ncu_kernel_durations(os.path.join(HERE, "2_warm", "ncu_blas_%s.csv" % f))
                  for f in ("on", "off")}
+    lt = tables_lib.ncu_kernel_durations(os.path.join(HERE, "5_lt", "ncu_lt_on.csv"))
+    for name, values in lt.items():
+        if name.startswith("sm90_xmma_gemm"):
+            summary["ncu"].append({"blas": "lt", "kernel": "gemm", "name": name, "launches": len(values),
+                                   "mean_us": sum(values) / len(values)})
+            print("5_lt: %s, %d launches, %.1f µs" % (name, len(values), sum(values) / len(values)))
     names = list(durations["on"]) + [k for k in durations["off"] if k not in durations["on"]]
     for name in names:
         cells = []
@@ -56,25 +64,29 @@ def kernels(summary):
 def ring_compare(summary):
     """x floor and blas over direct (dfc5e41) per round: 1_first with cuBLAS set up in the first flush (blas0's
     binary, named blas there), 2_warm with the fix."""
-    for run, binary in (("1_first", "blas"), ("2_warm", "blas")):
+    for run, binary in (("1_first", "blas"), ("2_warm", "blas"), ("5_lt", "legacy"), ("5_lt", "lt")):
         found = {}
         for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*_[12].json"):
             found[(fields["binary"], fields["scalar"], fields["channel"], fields["batch"], fields["round"])] = r
-            summary["ring_compare"].append(dict(fields, run=run, ms=1e3 * r["seconds_per_measurement"],
-                                                fraction_of_floor=r["fraction_of_floor"], seconds=r["seconds"]))
+            if binary != "lt":  # 5_lt's records once
+                summary["ring_compare"].append(dict(fields, run=run, ms=1e3 * r["seconds_per_measurement"],
+                                                    fraction_of_floor=r["fraction_of_floor"], seconds=r["seconds"]))
         table = {}
         for (b, scalar, channel, batch, round_), r in sorted(found.items()):
             if b != binary:
                 continue
             direct = found[("direct", scalar, channel, batch, round_)]
             ratio = r["seconds_per_measurement"] / direct["seconds_per_measurement"]
-            summary["ratios"].append({"run": run, "scalar": scalar, "channel": channel, "batch": batch,
-                                      "round": round_, "blas_over_direct": ratio})
+            summary["ratios"].append({"run": run, "binary": binary, "scalar": scalar, "channel": channel,
+                                      "batch": batch, "round": round_, "blas_over_direct": ratio})
+            if binary == "lt":
+                legacy = found[("legacy", scalar, channel, batch, round_)]
+                summary["ratios"][-1]["lt_over_legacy"] = r["seconds_per_measurement"] / legacy["seconds_per_measurement"]
             cells = table.setdefault((1, scalar, channel, batch), {})
             cells.setdefault("direct", []).append(direct["fraction_of_floor"])
             cells.setdefault("blas", []).append(r["fraction_of_floor"])
             cells.setdefault("ratio", []).append(ratio)
-        tables_lib.print_table("ring_compare, x floor (rounds 1 / 2), " + run, ("nb", "scalar", "channel", "B"),
+        tables_lib.print_table("ring_compare, x floor (rounds 1 / 2), %s, %s" % (run, binary), ("nb", "scalar", "channel", "B"),
                                ("direct", "blas", "ratio"), table,
                                labels=("factor pass (dfc5e41)", "cuBLAS", "time: cuBLAS / factor pass"))
 
@@ -97,17 +109,40 @@ def set_up(summary):
     print()
 
 
+def gemm_probe(summary):
+    """bench/gpu/factor_gemm_probe.cu (4_gemm_probe): cublas[ZC]gemmStridedBatched against cublasLt's heuristic
+    candidates at the paper size, ms and ratio to the copy, two rounds."""
+    table = {}
+    for name, r in tables_lib.results(os.path.join(HERE, "4_gemm_probe"), "probe_*.json"):
+        round_ = int(re.search(r"_(\d)\.json", name).group(1))
+        summary["gemm_probe"].append(dict(r, round=round_))
+        cells = table.setdefault((r["precision"], r["depth"], r["variant"], r["algorithm"]), {})
+        for column in ("ms", "ratio"):
+            cells.setdefault(column, []).append(r[column])
+    tables_lib.print_table("factor_gemm_probe, ms and ratio to the copy (rounds 1 / 2), 4_gemm_probe",
+                           ("precision", "K", "variant", "algorithm"), ("ms", "ratio"), table,
+                           sort=lambda k: (k[0], k[1], k[2] != "default", k[2]))
+    for precision in ("double", "float"):
+        for depth in (32, 64):
+            rows = [r for r in summary["gemm_probe"] if r["precision"] == precision and r["depth"] == depth]
+            for round_ in (1, 2):
+                default = next(r for r in rows if r["round"] == round_ and r["variant"] == "default")
+                first = next(r for r in rows if r["round"] == round_ and r["variant"] == "lt_0")
+                summary["gemm_choice"].append({"precision": precision, "depth": depth, "round": round_,
+                                               "lt_first_over_default": first["ms"] / default["ms"]})
+
+
 def checks(summary):
     """The GPU suites of 1_first (run 1's binaries) and 3_suites (the code as committed, and with each planted
     bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
-    for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt")):
+    for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt"), ("5_lt", "tests_lt_%s.txt")):
         for name in ("test_kernel_variants", "test_kernels"):
             counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
             summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
     for planted in ("padding", "tail"):
         counts = tables_lib.gtest_counts(os.path.join(HERE, "3_suites", "planted_%s_test_kernel_variants.txt" % planted))
         summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
-    for run in ("1_first", "2_warm"):
+    for run in ("1_first", "2_warm", "5_lt"):
         for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
             summary["verify"].append({"run": run, "scalar": name.split("_")[3], "max_relative_error": error})
     print("## checks")
@@ -115,5 +150,6 @@ def checks(summary):
 
 
 tables_lib.summarize(HERE, "blas_summary.json",
-                     ("kernel_bandwidth", "ncu", "ring_compare", "ratios", "set_up", "tests", "verify"),
-                     (kernel_bandwidth, kernels, ring_compare, set_up, checks))
+                     ("kernel_bandwidth", "ncu", "ring_compare", "ratios", "set_up", "gemm_probe", "gemm_choice",
+                      "tests", "verify"),
+                     (kernel_bandwidth, kernels, ring_compare, set_up, gemm_probe, checks))

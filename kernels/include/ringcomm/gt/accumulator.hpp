@@ -347,16 +347,16 @@ class GtAccumulator {
   bool transposed_reads() const;
 
   // Whether the bubble channels' batches at nb = 1 add their factor product (Σ_j w_j·left_j·right_j:
-  // for each exchange row a rank-B update of its inner × pair matrix) with cuBLAS's batched complex
-  // matrix product rather than with the factor pass of gt_kernel_factor_product.hpp; the rows at the
+  // for each exchange row a rank-B update of its inner × pair matrix) with cuBLAS's (cublasLt's) batched
+  // complex matrix product rather than with the factor pass of gt_kernel_factor_product.hpp; the rows at the
   // ends of a slice that begins or ends inside one stay with the factor pass. The same sums in another
   // order. At nb ≥ 2 the left factors leave out (b3, b4) of the inner index, so there the product is
   // not a plain matrix product. Default (default_factor_product_blas): on in GPU builds at nb = 1, where
-  // on an H100 a B = 32 double batch's product took 3.72 ms against the factor pass's 5.43, and
-  // ring_compare at the paper size 0.94–0.97 of the time in double and 0.96 in mixed precision
+  // on an H100 a B = 32 double batch's product took 3.36 ms against the factor pass's 5.43, and
+  // ring_compare at the paper size 0.93–0.97 of the time in double and 0.96 in mixed precision
   // (docs/results/factor_blas). cuBLAS is set up when the batch or this setting is chosen, which takes
-  // over a second the first time in a process; its work space is the library's own and not counted in
-  // allocation_stats(). Throws ringcomm::Error when turned on in a build without
+  // over a second the first time in a process; the work space its products ask for is counted in
+  // allocation_stats(), not in scratch_bytes(). Throws ringcomm::Error when turned on in a build without
   // cuBLAS (host builds) or at nb ≥ 2.
 #ifdef KOKKOS_ENABLE_CUDA
   static constexpr bool kFactorProductBlasBuild = true;
@@ -366,6 +366,10 @@ class GtAccumulator {
   static constexpr bool default_factor_product_blas(int nb) { return kFactorProductBlasBuild && nb == 1; }
   void set_factor_product_blas(bool on);
   bool factor_product_blas() const { return factor_product_blas_; }
+  // Whether a pass of `messages` messages takes its factor product through cuBLAS with the settings as
+  // they are: a batch of a bubble channel with exclusive updates (concurrent ones add the factor part
+  // in their single pass) and the setting on.
+  bool factor_product_blas_in_use(int messages) const;
 
   // Whether single messages (batch 1, one frequency warp, exclusive updates) are applied by the
   // single-message kernel (gt_kernel_single_message.hpp), whose threads each decode their inner index
