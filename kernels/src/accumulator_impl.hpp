@@ -609,7 +609,7 @@ void GtAccumulator<Scalar, MessageScalar>::apply_factor_product(const MessageSca
   update.ldc = update.rows;
   update.c_stride = static_cast<std::int64_t>(row_size);
   update.batches = static_cast<int>(whole_end - whole_begin);
-  if (!factor_product_blas_ || update.batches == 0)
+  if (!factor_product_blas_in_use(count) || update.batches == 0)
     return factor_pass(first_row, last_row - first_row + 1);
   factor_pass(first_row, whole_begin - first_row);
 #ifdef KOKKOS_ENABLE_CUDA
