@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
 make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt), 3_suites/ (run_3.sh.txt),
-4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt) and 6_final/ (run_6.sh.txt), runs on an H100."""
+4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt) and 7_read_through/ (run_7.sh.txt),
+runs on an H100."""
 import json
 import os
 import re
@@ -64,7 +65,8 @@ def kernels(summary):
 def ring_compare(summary):
     """x floor and blas over direct (dfc5e41) per round: 1_first with cuBLAS set up in the first flush (blas0's
     binary, named blas there), 2_warm with the fix."""
-    for run, binary in (("1_first", "blas"), ("2_warm", "blas"), ("5_lt", "legacy"), ("5_lt", "lt"), ("6_final", "final")):
+    for run, binary in (("1_first", "blas"), ("2_warm", "blas"), ("5_lt", "legacy"), ("5_lt", "lt"), ("6_final", "final"),
+                        ("7_read_through", "final")):
         found = {}
         for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*_[12].json"):
             found[(fields["binary"], fields["scalar"], fields["channel"], fields["batch"], fields["round"])] = r
@@ -136,14 +138,14 @@ def checks(summary):
     """The GPU suites of 1_first (run 1's binaries) and 3_suites (the code as committed, and with each planted
     bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
     for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt"), ("5_lt", "tests_lt_%s.txt"),
-                         ("6_final", "tests_final_%s.txt")):
+                         ("6_final", "tests_final_%s.txt"), ("7_read_through", "tests_final_%s.txt")):
         for name in ("test_kernel_variants", "test_kernels"):
             counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
             summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
     for planted in ("padding", "tail"):
         counts = tables_lib.gtest_counts(os.path.join(HERE, "3_suites", "planted_%s_test_kernel_variants.txt" % planted))
         summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
-    for run in ("1_first", "2_warm", "5_lt", "6_final"):
+    for run in ("1_first", "2_warm", "5_lt", "6_final", "7_read_through"):
         for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
             summary["verify"].append({"run": run, "scalar": name.split("_")[3], "max_relative_error": error})
     print("## checks")
