@@ -25,7 +25,8 @@
 //   rows_4/_2    the same with consecutive threads on consecutive k1 (whole 576-byte runs of G_t), blocks of
 //                4 or 2 exchange frequencies;
 //   unwrapped_*  rows_* with cross tables laid out without wrap-around (kUnwrapped), no bank conflicts;
-//   paired_4     threads of two entries of an orbit sharing cross values (kPaired).
+//   paired_4     threads of two entries of an orbit sharing cross values (kPaired);
+//   halves_4/_2  paired threads in two launches of five exchange momenta each (kHalf).
 // Messages complex<double> ("double") or complex<float> widened to double ("mixed"); G_t complex<double>.
 // Checks: every kernel's G_t agrees with direct's to 1e-12 relative (max over entries of |a − b| / max |a|);
 // the program exits 1 otherwise.
@@ -169,9 +170,6 @@ __device__ inline std::uint32_t staged_offset(int v, int w1, int w2, int dy, int
   return static_cast<std::uint32_t>(spin * kM * kM + row(k, w1 + omega) + kM * row(col, w2 + omega));
 }
 
-// kPaired: a thread takes two entries of one orbit, (k1, k2) and (k1 + x̂, k2 + x̂) with k1x even; the
-// cross value of the first at Q is the second's at Q − x̂, so for the exchange momenta 0..9 (qx = iq % 6,
-// qy = iq / 6) eleven cross values serve its twenty entries, where unpaired threads read ten for ten.
 // Copy v of an unwrapped block (v < kCopies): its shared-memory slot, and its offset in the message as
 // staged_offset gives it.
 template <class Pitch>
@@ -189,10 +187,19 @@ __device__ inline int unwrapped_copy(int v, int w1, int w2, int dy, int first_om
   return kFixedValues + table * Pitch::T + bx * Pitch::C + ay * Pitch::P + ax;
 }
 
-template <class Msg, int kOmegas, int kStages, bool kPaired, bool kRowsFast = false, bool kUnwrapped = false>
+// kPaired: a thread takes two entries of one orbit, (k1, k2) and (k1 + x̂, k2 + x̂) with k1x even; the
+// cross value of the first at Q is the second's at Q − x̂, so for the exchange momenta 0..9 (qx = iq % 6,
+// qy = iq / 6) eleven cross values serve its twenty entries, where unpaired threads read ten for ten.
+// kHalf (0 or 1, paired only): the launch takes exchange momenta 5·kHalf .. 5·kHalf + 4 of both entries
+// (six or seven cross values for ten entries, half the sums of kPaired alone); two launches make the term.
+template <class Msg, int kOmegas, int kStages, bool kPaired, bool kRowsFast = false, bool kUnwrapped = false,
+          int kHalf = -1>
 __global__ void __launch_bounds__(OrbitShape<kOmegas, kPaired, kUnwrapped, sizeof(Msg)>::kThreads, 1)
     orbit_kernel(Batch<Msg> b, Z* gt_out) {
   static_assert(!kUnwrapped || (kRowsFast && !kPaired));
+  static_assert(kHalf < 0 || kPaired);
+  // Whether this launch takes exchange momentum iq (compile-time in the unrolled loops below).
+  const auto mine = [](int iq) { return iq >= 0 && iq < kNq && (kHalf < 0 || iq / (kNq / 2) == kHalf); };
   using Shape = OrbitShape<kOmegas, kPaired, kUnwrapped, sizeof(Msg)>;
   using Pitch = UnwrappedPitch<sizeof(Msg)>;
   constexpr int kItems = kPaired ? 2 : 1;
@@ -279,11 +286,13 @@ __global__ void __launch_bounds__(OrbitShape<kOmegas, kPaired, kUnwrapped, sizeo
     for (int iq = 0; iq < (kPaired ? kNq + 1 : kNq); ++iq) {
       // The second item's exchange momentum for this cross value: iq − x̂ where that is one of 0..9.
       const int second = iq < kL ? (iq + kL - 1) % kL : (iq == kL ? -1 : iq - 1);
+      const bool first_uses = mine(iq), second_uses = kPaired && mine(second);
+      if (!first_uses && !second_uses) continue;
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
         const Z c = widen(m[s * (kUnwrapped ? Pitch::T : kNc * kL) + cross_at(iq)]);
-        if (iq < kNq) fma_into(acc[0][iq], f[0][s], c);
-        if (kPaired && second >= 0) fma_into(acc[kItems - 1][second], f[kItems - 1][s], c);
+        if (first_uses) fma_into(acc[0][iq], f[0][s], c);
+        if (second_uses) fma_into(acc[kItems - 1][second], f[kItems - 1][s], c);
       }
     }
   }
@@ -294,6 +303,7 @@ __global__ void __launch_bounds__(OrbitShape<kOmegas, kPaired, kUnwrapped, sizeo
     const std::int64_t inner = row(k1 + i, w1), pair = row(k2, w2);
 #pragma unroll
     for (int iq = 0; iq < kNq; ++iq) {
+      if (!mine(iq)) continue;
       const std::int64_t e = inner + kI * (pair + kP * (iq + kNq * std::int64_t{omega}));
       Z old = gt_out[e];
       gt_out[e] = {old.re + acc[i][iq].re, old.im + acc[i][iq].im};
@@ -359,28 +369,37 @@ Result run(const std::string& precision, int batch, int reps, Z* gt_a, Z* gt_b) 
     direct_kernel<Msg><<<static_cast<unsigned>((direct_threads + 255) / 256), 256>>>(b, out);
   };
   // Three buffers (two messages in flight) where they fit in shared memory, else two.
-  const auto orbit_launcher = [&](auto omegas, auto paired, auto rows_fast, auto unwrapped) {
+  // halves: two launches, exchange momenta 0..4 and 5..9 (kHalf), else one.
+  const auto orbit_launcher = [&](auto omegas, auto paired, auto rows_fast, auto unwrapped, auto halves) {
     constexpr int kOmegas = decltype(omegas)::value;
     constexpr bool kPaired = decltype(paired)::value, kRowsFast = decltype(rows_fast)::value;
-    constexpr bool kUnwrapped = decltype(unwrapped)::value;
+    constexpr bool kUnwrapped = decltype(unwrapped)::value, kHalves = decltype(halves)::value;
     using Shape = OrbitShape<kOmegas, kPaired, kUnwrapped, sizeof(Msg)>;
     constexpr int kStages = 3 * Shape::kStaged * sizeof(Msg) <= 220 * 1024 ? 3 : 2;
     const std::size_t shared = kStages * Shape::kStaged * sizeof(Msg);
-    const auto kernel = orbit_kernel<Msg, kOmegas, kStages, kPaired, kRowsFast, kUnwrapped>;
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-    return [=](Z* out) { kernel<<<kNw * kNw * kL * (kNomega / kOmegas), Shape::kThreads, shared>>>(b, out); };
+    const auto first = orbit_kernel<Msg, kOmegas, kStages, kPaired, kRowsFast, kUnwrapped, kHalves ? 0 : -1>;
+    const auto second = orbit_kernel<Msg, kOmegas, kStages, kPaired, kRowsFast, kUnwrapped, kHalves ? 1 : -1>;
+    CHECK(cudaFuncSetAttribute(first, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    if (kHalves) CHECK(cudaFuncSetAttribute(second, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    return [=](Z* out) {
+      const unsigned blocks = kNw * kNw * kL * (kNomega / kOmegas);
+      first<<<blocks, Shape::kThreads, shared>>>(b, out);
+      if (kHalves) second<<<blocks, Shape::kThreads, shared>>>(b, out);
+    };
   };
   using Four = std::integral_constant<int, 4>;
   using Two = std::integral_constant<int, 2>;
   using On = std::true_type;
   using Off = std::false_type;
   const std::vector<std::pair<std::string, std::function<void(Z*)>>> variants = {
-      {"orbits_4", orbit_launcher(Four{}, Off{}, Off{}, Off{})},
-      {"rows_4", orbit_launcher(Four{}, Off{}, On{}, Off{})},
-      {"rows_2", orbit_launcher(Two{}, Off{}, On{}, Off{})},
-      {"unwrapped_4", orbit_launcher(Four{}, Off{}, On{}, On{})},
-      {"unwrapped_2", orbit_launcher(Two{}, Off{}, On{}, On{})},
-      {"paired_4", orbit_launcher(Four{}, On{}, Off{}, Off{})}};
+      {"orbits_4", orbit_launcher(Four{}, Off{}, Off{}, Off{}, Off{})},
+      {"rows_4", orbit_launcher(Four{}, Off{}, On{}, Off{}, Off{})},
+      {"rows_2", orbit_launcher(Two{}, Off{}, On{}, Off{}, Off{})},
+      {"unwrapped_4", orbit_launcher(Four{}, Off{}, On{}, On{}, Off{})},
+      {"unwrapped_2", orbit_launcher(Two{}, Off{}, On{}, On{}, Off{})},
+      {"paired_4", orbit_launcher(Four{}, On{}, Off{}, Off{}, Off{})},
+      {"halves_4", orbit_launcher(Four{}, On{}, Off{}, Off{}, On{})},
+      {"halves_2", orbit_launcher(Two{}, On{}, Off{}, Off{}, On{})}};
 
   // Agreement: each kernel once into a zeroed G_t.
   Result r{precision, batch};

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes orbit_summary.json, which README.md cites (python3
-make_tables.py), from 0_default_clocks/ (run_0.sh.txt), 1_bank_conflicts/ (run_1.sh.txt), 2_timing/ (run_2.sh.txt) and 3_same_clocks/
-(run_3.sh.txt), runs on an H100."""
+make_tables.py), from 0_default_clocks/ (run_0.sh.txt), 1_bank_conflicts/ (run_1.sh.txt), 2_timing/ (run_2.sh.txt),
+3_same_clocks/ (run_3.sh.txt) and 4_halves/ (run_4.sh.txt), runs on an H100."""
 import csv
 import glob
 import json
@@ -16,16 +16,21 @@ import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 # orbit_kernel<Msg, kOmegas, kStages, kPaired, kRowsFast, kUnwrapped> -> the probe's variant name
 VARIANTS = {(4, 0, 0, 0): "orbits_4", (2, 0, 0, 0): "orbits_2", (4, 0, 1, 0): "rows_4", (2, 0, 1, 0): "rows_2", (4, 0, 1, 1): "unwrapped_4",
             (2, 0, 1, 1): "unwrapped_2", (4, 1, 0, 0): "paired_4"}
-ORDER = ["library", "direct"] + list(VARIANTS.values())
+ORDER = ["library", "direct"] + list(VARIANTS.values()) + ["halves_4", "halves_2"]
 PRECISION = {"double": "double", "float": "mixed"}  # message type -> the probe's name for the case
 
 
 def kernel_case(name):
-    """(precision, variant) of a kernel name in an Nsight Compute print, None for other kernels."""
-    # The fourth form (1_bank_conflicts) had no kUnwrapped argument: 0.
-    m = re.search(r"orbit_kernel<.*?ProbeComplex<(double|float)>, (\d+), (\d+), (\d), (\d)(?:, (\d))?>", name)
+    """(precision, variant) of a kernel name in an Nsight Compute print, None for other kernels; the two launches
+    of a halves variant are (precision, "halves_N:0") and (precision, "halves_N:1")."""
+    # The fourth form (1_bank_conflicts) had no kUnwrapped argument, forms before 4_halves no kHalf: 0 and -1.
+    m = re.search(r"orbit_kernel<.*?ProbeComplex<(double|float)>, (\d+), (\d+), (\d), (\d)(?:, (\d))?"
+                  r"(?:, (?:\(int\))?(-?\d))?>", name)
     if m:
-        return PRECISION[m.group(1)], VARIANTS[(int(m.group(2)), int(m.group(4)), int(m.group(5)), int(m.group(6) or 0))]
+        omegas, half = int(m.group(2)), int(m.group(7) or -1)
+        if half >= 0:
+            return PRECISION[m.group(1)], "halves_%d:%d" % (omegas, half)
+        return PRECISION[m.group(1)], VARIANTS[(omegas, int(m.group(4)), int(m.group(5)), int(m.group(6) or 0))]
     m = re.search(r"direct_kernel<.*?ProbeComplex<(double|float)>", name)
     if m:
         return PRECISION[m.group(1)], "direct"
@@ -36,7 +41,8 @@ def kernel_case(name):
 
 
 def ncu_durations(path):
-    """{(precision, variant): [ms, ...]} of an `ncu --csv --metrics gpu__time_duration.sum` print."""
+    """{(precision, variant): [ms, ...]} of an `ncu --csv --metrics gpu__time_duration.sum` print; a halves
+    variant's two launches of each call are added."""
     out = {}
     rows = [r for r in csv.reader(line for line in open(path) if line.startswith('"'))]
     name, value = rows[0].index("Kernel Name"), rows[0].index("Metric Value")
@@ -44,7 +50,11 @@ def ncu_durations(path):
         key = kernel_case(r[name])
         if key:
             out.setdefault(key, []).append(float(r[value].replace(",", "")) / 1e6)
-    return out
+    for precision, variant in [k for k in out if ":" in k[1]]:
+        if variant.endswith(":0"):
+            whole = variant[:-2]
+            out[(precision, whole)] = [a + b for a, b in zip(out[(precision, variant)], out[(precision, whole + ":1")])]
+    return {k: v for k, v in out.items() if ":" not in k[1]}
 
 
 def timing(summary):
@@ -66,21 +76,22 @@ def timing(summary):
 
 
 def same_clocks(summary):
-    """3_same_clocks: Nsight Compute durations at the card's own clocks (--clock-control none), the library's
-    exchange pass and the probe's kernels in one call."""
-    durations = ncu_durations(os.path.join(HERE, "3_same_clocks", "ncu_library_exchange.csv"))
-    durations.update(ncu_durations(os.path.join(HERE, "3_same_clocks", "ncu_probe.csv")))
-    cells = {}
-    for (precision, variant), values in durations.items():
-        library = durations[(precision, "library")]
-        mean = sum(library) / len(library)
-        for launch, ms in enumerate(values):
-            summary["same_clocks"].append({"precision": precision, "variant": variant, "launch": launch, "ms": ms,
-                                           "over_library": ms / mean})
-        cells[(precision, ORDER.index(variant), variant)] = {"ms": values, "over_library": [v / mean for v in values]}
-    tables_lib.print_table("3_same_clocks: ms a B = 32 batch (Nsight Compute, --clock-control none, launches)",
-                           ("precision", "#", "variant"), ("ms", "over_library"), cells, sort=lambda k: k,
-                           labels=("ms", "over the library's pass (its mean)"))
+    """3_same_clocks (88bf9be's probe) and 4_halves (the probe with halves): Nsight Compute durations at the
+    card's own clocks (--clock-control none), the library's exchange pass and the probe's kernels in one call."""
+    for run in ("3_same_clocks", "4_halves"):
+        durations = ncu_durations(os.path.join(HERE, run, "ncu_library_exchange.csv"))
+        durations.update(ncu_durations(os.path.join(HERE, run, "ncu_probe.csv")))
+        cells = {}
+        for (precision, variant), values in durations.items():
+            library = durations[(precision, "library")]
+            mean = sum(library) / len(library)
+            for launch, ms in enumerate(values):
+                summary["same_clocks"].append({"run": run, "precision": precision, "variant": variant, "launch": launch,
+                                               "ms": ms, "over_library": ms / mean})
+            cells[(precision, ORDER.index(variant), variant)] = {"ms": values, "over_library": [v / mean for v in values]}
+        tables_lib.print_table(run + ": ms a B = 32 batch (Nsight Compute, --clock-control none, launches)",
+                               ("precision", "#", "variant"), ("ms", "over_library"), cells, sort=lambda k: k,
+                               labels=("ms", "over the library's pass (its mean)"))
 
 
 def default_clocks(summary):
