@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes orbit_summary.json, which README.md cites (python3
 make_tables.py), from 0_default_clocks/ (run_0.sh.txt), 1_bank_conflicts/ (run_1.sh.txt), 2_timing/ (run_2.sh.txt),
-3_same_clocks/ (run_3.sh.txt) and 4_halves/ (run_4.sh.txt), runs on an H100."""
+3_same_clocks/ (run_3.sh.txt), 4_halves/ (run_4.sh.txt) and 5_profile/ (run_5.sh.txt), runs on an H100."""
 import csv
 import glob
 import json
@@ -124,7 +124,22 @@ def bank_conflicts(summary):
     print()
 
 
+def profile(summary):
+    """5_profile: Nsight Compute sections (--clock-control none) of one unwrapped_2 launch in double."""
+    text = open(os.path.join(HERE, "5_profile", "ncu_unwrapped_2_double.txt")).read()
+    record = {"variant": "unwrapped_2", "precision": "double"}
+    for key, pattern in (("ms", r"Duration\s+ms\s+([\d.]+)"), ("dram_percent", r"DRAM Throughput\s+%\s+([\d.]+)"),
+                         ("l1_percent", r"L1/TEX Cache Throughput\s+%\s+([\d.]+)"),
+                         ("l2_percent", r"L2 Cache Throughput\s+%\s+([\d.]+)"),
+                         ("issue_percent", r"Issue Slots Busy\s+%\s+([\d.]+)"),
+                         ("warps_per_sm", r"Achieved Active Warps Per SM\s+warp\s+([\d.]+)"),
+                         ("load_sector_bytes_used", r"only ([\d.]+) of the 32\s+bytes transmitted per sector are utilized by each thread. This applies")):
+        record[key] = float(re.search(pattern, text).group(1))
+    summary["profile"].append(record)
+    print("## 5_profile: unwrapped_2, double\n" + ", ".join("%s %s" % kv for kv in record.items()) + "\n")
+
+
 if __name__ == "__main__":
     tables_lib.summarize(HERE, "orbit_summary.json",
-                         ("timing", "agreement", "same_clocks", "default_clocks", "bank_conflicts"),
-                         (timing, same_clocks, default_clocks, bank_conflicts))
+                         ("timing", "agreement", "same_clocks", "default_clocks", "bank_conflicts", "profile"),
+                         (timing, same_clocks, default_clocks, bank_conflicts, profile))
