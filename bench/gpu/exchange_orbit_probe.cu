@@ -7,12 +7,11 @@
 // Q keeps their difference d = k2 − k1: for one frequency pair and one Ω, the entries of an "orbit" d are
 // a circular correlation over k1 of 36 fixed values with 36 cross values, each value used by all 10 exchange
 // momenta. A thread block that owns one (ω1, ω2), all four Ω and the six orbits of one row of d (dx = 0..5,
-// fixed dy) needs 2 · (36·6 + 4·36·6) values of a message for 8640 entries: about 4 bytes of L2 traffic an
-// entry and message (double), where the library's pass, which reads every cross value for each entry
-// (cached in L1 where it can), moves several times that. Its G_t partial sums stay in registers for the
-// whole batch (10 exchange momenta a thread), so G_t is still read and written once a batch. Sectors stay
-// whole: the two values of a 32-byte sector are k1 and k1 + x̂ of one column, which belong to orbits dx and
-// dx − 1 of the same row.
+// fixed dy) needs 2 · (36·6 + 4·36·6) values of a message for 8640 entries, where the library's pass reads
+// a cross value from L1 or L2 for each entry and message. Its G_t partial sums stay in registers for the
+// whole batch (10 exchange momenta a thread), so G_t is still read and written once a batch, and whole
+// sectors of it: the two values of a 32-byte sector are k1 and k1 + x̂ of one pair, which belong to orbits dx
+// and dx − 1 of the same row. What it measured: docs/results/exchange_orbits/README.md.
 //
 // Kernels (all add into G_t, the same entries, the same layout as the library: entry = inner + I·(pair +
 // P·(iQ + NQ·iΩ)), inner = k1 + Nc·ω1, pair = k2 + Nc·ω2; G_σ column-major with rows and columns (k, ω) over
@@ -43,8 +42,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
