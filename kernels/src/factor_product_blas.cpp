@@ -54,54 +54,87 @@ Layout layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::in
 
 }  // namespace
 
+// What a product's descriptors depend on: everything in a RankUpdate but its pointers, and the scalar type.
+struct BlasHandle::Plan {
+  cudaDataType_t type{};
+  std::int64_t rows = 0, cols = 0, depth = 0, lda = 0, a_stride = 0, ldb = 0, b_stride = 0, ldc = 0, c_stride = 0;
+  int batches = 0;
+  Desc product;
+  Layout a, b, c;
+  cublasLtMatmulHeuristicResult_t choice{};
+
+  bool fits(cudaDataType_t t, const RankUpdate& u) const {
+    return type == t && rows == u.rows && cols == u.cols && depth == u.depth && lda == u.lda &&
+           a_stride == u.a_stride && ldb == u.ldb && b_stride == u.b_stride && ldc == u.ldc &&
+           c_stride == u.c_stride && batches == u.batches;
+  }
+};
+
+BlasHandle::BlasHandle() = default;
+
 BlasHandle::~BlasHandle() {
+  plan_.reset();
   if (workspace_ != nullptr) cudaFree(workspace_);
   if (handle_ != nullptr) cublasLtDestroy(static_cast<cublasLtHandle_t>(handle_));
 }
 
 template <class Real>
-void BlasHandle::add_products(void* stream, const RankUpdate& u) {
+const BlasHandle::Plan& BlasHandle::plan_for(const RankUpdate& u) {
   using Type = BlasComplex<Real>;
+  if (plan_ && plan_->fits(Type::kData, u)) return *plan_;
+  plan_.reset();
   if (handle_ == nullptr) {
     cublasLtHandle_t created = nullptr;
     check(cublasLtCreate(&created), "cublasLtCreate");
     handle_ = created;
   }
-  const auto handle = static_cast<cublasLtHandle_t>(handle_);
+  auto plan = std::make_unique<Plan>();
+  plan->type = Type::kData;
+  plan->rows = u.rows, plan->cols = u.cols, plan->depth = u.depth;
+  plan->lda = u.lda, plan->a_stride = u.a_stride, plan->ldb = u.ldb, plan->b_stride = u.b_stride;
+  plan->ldc = u.ldc, plan->c_stride = u.c_stride, plan->batches = u.batches;
   cublasLtMatmulDesc_t made = nullptr;
   check(cublasLtMatmulDescCreate(&made, Type::kCompute, Type::kData), "cublasLtMatmulDescCreate");
-  const Desc product(made);
+  plan->product.reset(made);
   const cublasOperation_t as_is = CUBLAS_OP_N, transposed = CUBLAS_OP_T;
   check(cublasLtMatmulDescSetAttribute(made, CUBLASLT_MATMUL_DESC_TRANSA, &as_is, sizeof as_is),
         "cublasLtMatmulDescSetAttribute(TRANSA)");
   check(cublasLtMatmulDescSetAttribute(made, CUBLASLT_MATMUL_DESC_TRANSB, &transposed, sizeof transposed),
         "cublasLtMatmulDescSetAttribute(TRANSB)");
-  const Layout a = layout(Type::kData, u.rows, u.depth, u.lda, u.batches, u.a_stride);
-  const Layout b = layout(Type::kData, u.cols, u.depth, u.ldb, u.batches, u.b_stride);
-  const Layout c = layout(Type::kData, u.rows, u.cols, u.ldc, u.batches, u.c_stride);
+  plan->a = layout(Type::kData, u.rows, u.depth, u.lda, u.batches, u.a_stride);
+  plan->b = layout(Type::kData, u.cols, u.depth, u.ldb, u.batches, u.b_stride);
+  plan->c = layout(Type::kData, u.rows, u.cols, u.ldc, u.batches, u.c_stride);
   cublasLtMatmulPreference_t preferred = nullptr;
   check(cublasLtMatmulPreferenceCreate(&preferred), "cublasLtMatmulPreferenceCreate");
   const Preference preference(preferred);
   check(cublasLtMatmulPreferenceSetAttribute(preferred, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kMostWorkspace,
                                              sizeof kMostWorkspace),
         "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
-  cublasLtMatmulHeuristicResult_t choice{};
   int found = 0;
-  check(cublasLtMatmulAlgoGetHeuristic(handle, made, a.get(), b.get(), c.get(), c.get(), preferred, 1, &choice, &found),
+  check(cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_), made, plan->a.get(), plan->b.get(),
+                                       plan->c.get(), plan->c.get(), preferred, 1, &plan->choice, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) throw Error("GtAccumulator's factor product: cublasLt has no algorithm for the product");
-  if (choice.workspaceSize > workspace_bytes_) {
+  if (plan->choice.workspaceSize > workspace_bytes_) {
     if (workspace_ != nullptr) check(cudaFree(workspace_), "cudaFree");  // waits for the products using it
     workspace_ = nullptr;
     workspace_bytes_ = 0;
     counted_ = TrackedBytes();
-    check(cudaMalloc(&workspace_, choice.workspaceSize), "cudaMalloc");
-    workspace_bytes_ = choice.workspaceSize;
+    check(cudaMalloc(&workspace_, plan->choice.workspaceSize), "cudaMalloc");
+    workspace_bytes_ = plan->choice.workspaceSize;
     counted_ = TrackedBytes(workspace_bytes_);
   }
-  const typename Type::Complex one{Real(1), Real(0)};
-  check(cublasLtMatmul(handle, made, &one, u.a, a.get(), u.b, b.get(), &one, u.c, c.get(), u.c, c.get(), &choice.algo,
-                       workspace_, workspace_bytes_, static_cast<cudaStream_t>(stream)),
+  plan_ = std::move(plan);
+  return *plan_;
+}
+
+template <class Real>
+void BlasHandle::add_products(void* stream, const RankUpdate& u) {
+  const Plan& plan = plan_for<Real>(u);
+  const typename BlasComplex<Real>::Complex one{Real(1), Real(0)};
+  check(cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), plan.product.get(), &one, u.a, plan.a.get(), u.b,
+                       plan.b.get(), &one, u.c, plan.c.get(), u.c, plan.c.get(), &plan.choice.algo, workspace_,
+                       workspace_bytes_, static_cast<cudaStream_t>(stream)),
         "cublasLtMatmul");
 }
 

@@ -13,6 +13,7 @@
 // GtAccumulator::set_factor_product_blas says when it is used.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "ringcomm/memory.hpp"
 
@@ -35,11 +36,13 @@ struct RankUpdate {
 
 // A cublasLt handle, created when first used, and the work space its products asked for (grown as
 // needed, freed with the handle, counted in allocation_stats). A product runs on `stream` (a
-// cudaStream_t), in order with the kernels of that stream. Throws ringcomm::Error with cuBLAS's message
-// when a call fails.
+// cudaStream_t), in order with the kernels of that stream. The descriptors of the last product's shape
+// and the algorithm cublasLt's heuristic chose for it are kept: every flush of a batch has the same
+// shape, so only a shorter last batch (or a new slice) asks the heuristic again. Throws ringcomm::Error
+// with cuBLAS's message when a call fails.
 class BlasHandle {
  public:
-  BlasHandle() = default;
+  BlasHandle();  // out of line, where Plan is complete
   BlasHandle(const BlasHandle&) = delete;
   BlasHandle& operator=(const BlasHandle&) = delete;
   ~BlasHandle();
@@ -51,6 +54,11 @@ class BlasHandle {
   void warm_up(void* stream);
 
  private:
+  struct Plan;  // factor_product_blas.cpp
+  template <class Real>
+  const Plan& plan_for(const RankUpdate& update);
+
+  std::unique_ptr<Plan> plan_;
   void* handle_ = nullptr;     // cublasLtHandle_t
   void* workspace_ = nullptr;  // device memory
   std::size_t workspace_bytes_ = 0;

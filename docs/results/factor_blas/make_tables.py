@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
 make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt), 3_suites/ (run_3.sh.txt),
-4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt) and 7_read_through/ (run_7.sh.txt),
-runs on an H100."""
+4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt), 7_read_through/ (run_7.sh.txt) and
+8_plan_cache/ (run_8.sh.txt, run_8_2.sh.txt, run_8_3.sh.txt), runs on an H100."""
 import json
 import os
 import re
@@ -134,6 +134,52 @@ def gemm_probe(summary):
                                                "lt_first_over_default": first["ms"] / default["ms"]})
 
 
+def plan_cache(summary):
+    """8_plan_cache: the product's descriptors and algorithm kept per shape (new) against made at every flush
+    (final, ea9b3b7), in one process each, alternately on one machine: kernel_bandwidth (rounds 1-3) and
+    ring_compare ph_magnetic at B = 32 (rounds 1-3), new / final per round."""
+    here = os.path.join(HERE, "8_plan_cache")
+    kb = {}
+    for name, r in tables_lib.results(here, "kb_*.json"):
+        binary, round_ = re.fullmatch(r"kb_(\w+?)_(\d)\.json", name).groups()
+        kb[(binary, r["precision"], r["channel"], r["batch"], int(round_))] = r
+    table = {}
+    for (binary, precision, channel, batch, round_), r in sorted(kb.items()):
+        if binary != "new":
+            continue
+        final = kb[("final", precision, channel, batch, round_)]
+        record = {"precision": precision, "channel": channel, "batch": batch, "round": round_,
+                  "final_ms": 1e3 * final["kernel_seconds"], "new_ms": 1e3 * r["kernel_seconds"],
+                  "new_over_final": r["kernel_seconds"] / final["kernel_seconds"]}
+        summary["plan_cache_kb"].append(record)
+        cells = table.setdefault((1, precision, channel, batch), {})
+        for column in ("final_ms", "new_ms", "new_over_final"):
+            cells.setdefault(column, []).append(record[column])
+    tables_lib.print_table("kernel_bandwidth, ms per message (rounds), 8_plan_cache", ("nb", "precision", "channel", "B"),
+                           ("final_ms", "new_ms", "new_over_final"), table,
+                           labels=("plan made every flush", "plan kept", "kept / made"))
+    rc = {}
+    for f in sorted(os.listdir(here)):
+        m = re.fullmatch(r"rc_(\w+?)_B(\d+)_(\w+?)_(\d)\.json", f)
+        if m:
+            rc[(m.group(1), m.group(3), int(m.group(2)), int(m.group(4)))] = json.load(open(os.path.join(here, f)))["runs"][0]
+    table = {}
+    for (binary, scalar, batch, round_), r in sorted(rc.items()):
+        if binary != "new":
+            continue
+        final = rc[("final", scalar, batch, round_)]
+        record = {"scalar": scalar, "channel": "ph_magnetic", "batch": batch, "round": round_,
+                  "final_fraction_of_floor": final["fraction_of_floor"], "new_fraction_of_floor": r["fraction_of_floor"],
+                  "new_over_final": r["seconds_per_measurement"] / final["seconds_per_measurement"]}
+        summary["plan_cache_rc"].append(record)
+        cells = table.setdefault((1, scalar, "ph_magnetic", batch), {})
+        for column in ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"):
+            cells.setdefault(column, []).append(record[column])
+    tables_lib.print_table("ring_compare, x floor (rounds), 8_plan_cache", ("nb", "scalar", "channel", "B"),
+                           ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"), table,
+                           labels=("plan made every flush", "plan kept", "time: kept / made"))
+
+
 def checks(summary):
     """The GPU suites of 1_first (run 1's binaries) and 3_suites (the code as committed, and with each planted
     bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
@@ -142,9 +188,14 @@ def checks(summary):
         for name in ("test_kernel_variants", "test_kernels"):
             counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
             summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
+    for name in ("test_kernel_variants", "test_kernels"):
+        counts = tables_lib.gtest_counts(os.path.join(HERE, "8_plan_cache", "tests_new_%s.txt" % name))
+        summary["tests"].append(dict(counts, run="8_plan_cache", suite=name, planted="none"))
     for planted in ("padding", "tail"):
         counts = tables_lib.gtest_counts(os.path.join(HERE, "3_suites", "planted_%s_test_kernel_variants.txt" % planted))
         summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
+    counts = tables_lib.gtest_counts(os.path.join(HERE, "8_plan_cache", "tests_planted_factor_product.txt"))
+    summary["tests"].append(dict(counts, run="8_plan_cache", suite="test_kernel_variants", planted="plan_depth"))
     for run in ("1_first", "2_warm", "5_lt", "6_final", "7_read_through"):
         for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
             summary["verify"].append({"run": run, "scalar": name.split("_")[3], "max_relative_error": error})
@@ -154,5 +205,5 @@ def checks(summary):
 
 tables_lib.summarize(HERE, "blas_summary.json",
                      ("kernel_bandwidth", "ncu", "ring_compare", "ratios", "set_up", "gemm_probe", "gemm_choice",
-                      "tests", "verify"),
-                     (kernel_bandwidth, kernels, ring_compare, set_up, gemm_probe, checks))
+                      "plan_cache_kb", "plan_cache_rc", "tests", "verify"),
+                     (kernel_bandwidth, kernels, ring_compare, set_up, gemm_probe, plan_cache, checks))
