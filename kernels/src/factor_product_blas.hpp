@@ -37,8 +37,8 @@ struct RankUpdate {
 // A cublasLt handle, created when first used, and the work space its products asked for (grown as
 // needed, freed with the handle, counted in allocation_stats). A product runs on `stream` (a
 // cudaStream_t), in order with the kernels of that stream. The descriptors of the last product's shape
-// and the algorithm cublasLt's heuristic chose for it are kept: every flush of a batch has the same
-// shape, so only a shorter last batch (or a new slice) asks the heuristic again. Throws ringcomm::Error
+// and the algorithm cublasLt's heuristic chose for it are kept: the full batches of one accumulator
+// (one slice) all have the same shape, so only a shorter last batch asks the heuristic again. Throws ringcomm::Error
 // with cuBLAS's message when a call fails.
 class BlasHandle {
  public:

@@ -12,6 +12,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
 
+def add_cells(table, key, record, columns):
+    """Appends record's `columns` to the table row `key` (one value a round)."""
+    cells = table.setdefault(key, {})
+    for column in columns:
+        cells.setdefault(column, []).append(record[column])
+
+
 def kernel_bandwidth(summary):
     """--factor-blas on against off in one process: ms per message and their ratio, per round; 1_first with
     cublas[ZC]gemmStridedBatched, 5_lt with cublasLt."""
@@ -27,9 +34,7 @@ def kernel_bandwidth(summary):
                       "blas_ms": 1e3 * on["kernel_seconds"], "pass_ms": 1e3 * off["kernel_seconds"],
                       "blas_over_pass": on["kernel_seconds"] / off["kernel_seconds"]}
             summary["kernel_bandwidth"].append(record)
-            cells = table.setdefault((1, precision, channel, batch), {})
-            for column in ("pass_ms", "blas_ms", "blas_over_pass"):
-                cells.setdefault(column, []).append(record[column])
+            add_cells(table, (1, precision, channel, batch), record, ("pass_ms", "blas_ms", "blas_over_pass"))
         tables_lib.print_table("kernel_bandwidth, ms per message (rounds), " + run,
                                ("nb", "precision", "channel", "B"), ("pass_ms", "blas_ms", "blas_over_pass"), table,
                                labels=("factor pass", "cuBLAS", "cuBLAS / factor pass"))
@@ -152,9 +157,7 @@ def plan_cache(summary):
                   "final_ms": 1e3 * final["kernel_seconds"], "new_ms": 1e3 * r["kernel_seconds"],
                   "new_over_final": r["kernel_seconds"] / final["kernel_seconds"]}
         summary["plan_cache_kb"].append(record)
-        cells = table.setdefault((1, precision, channel, batch), {})
-        for column in ("final_ms", "new_ms", "new_over_final"):
-            cells.setdefault(column, []).append(record[column])
+        add_cells(table, (1, precision, channel, batch), record, ("final_ms", "new_ms", "new_over_final"))
     tables_lib.print_table("kernel_bandwidth, ms per message (rounds), 8_plan_cache", ("nb", "precision", "channel", "B"),
                            ("final_ms", "new_ms", "new_over_final"), table,
                            labels=("plan made every flush", "plan kept", "kept / made"))
@@ -172,9 +175,8 @@ def plan_cache(summary):
                   "final_fraction_of_floor": final["fraction_of_floor"], "new_fraction_of_floor": r["fraction_of_floor"],
                   "new_over_final": r["seconds_per_measurement"] / final["seconds_per_measurement"]}
         summary["plan_cache_rc"].append(record)
-        cells = table.setdefault((1, scalar, "ph_magnetic", batch), {})
-        for column in ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"):
-            cells.setdefault(column, []).append(record[column])
+        add_cells(table, (1, scalar, "ph_magnetic", batch), record,
+                  ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"))
     tables_lib.print_table("ring_compare, x floor (rounds), 8_plan_cache", ("nb", "scalar", "channel", "B"),
                            ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"), table,
                            labels=("plan made every flush", "plan kept", "time: kept / made"))
