@@ -41,14 +41,14 @@ def ring_compare_cell(here, path):
     return "%.3f (%.3f ms)" % (run["fraction_of_floor"], 1e3 * run["seconds_per_measurement"])
 
 
-RING_COMPARE_NAME = re.compile(r"rc_(?P<binary>\w+?)_B(?P<batch>\d+)_(?P<scalar>%s)_(?P<channel>%s)(?:_(?P<round>\d+))?\.json"
+RING_COMPARE_NAME = re.compile(r"rc_(?P<binary>\w+?)_B(?P<batch>\d+)_(?P<scalar>%s)(?:_(?P<channel>%s))?(?:_(?P<round>\d+))?\.json"
                                % ("|".join(PREC), "|".join(CHANNELS)))
 
 
 def ring_compare_runs(here, pattern):
     """(fields, run) of every ring_compare JSON under `here` matching `pattern` and named
-    rc_<binary>_B<batch>_<scalar>_<channel>[_<round>].json: fields holds those parts (batch, and round where
-    there is one, as numbers), run the file's first run."""
+    rc_<binary>_B<batch>_<scalar>[_<channel>][_<round>].json: fields holds those parts (batch, and round where
+    there is one, as numbers; the channel from the file where its name leaves it out), run the file's first run."""
     for f in sorted(glob.glob(os.path.join(here, pattern))):
         fields = RING_COMPARE_NAME.fullmatch(os.path.basename(f)).groupdict()
         fields["batch"] = int(fields["batch"])
@@ -56,7 +56,10 @@ def ring_compare_runs(here, pattern):
             del fields["round"]
         else:
             fields["round"] = int(fields["round"])
-        yield fields, json.load(open(f))["runs"][0]
+        document = json.load(open(f))
+        if fields["channel"] is None:
+            fields["channel"] = document["channel"]
+        yield fields, document["runs"][0]
 
 
 def verify_errors(here, pattern):

@@ -139,6 +139,13 @@ def gemm_probe(summary):
                                                "lt_first_over_default": first["ms"] / default["ms"]})
 
 
+def new_and_final(found):
+    """(key, new's record, final's record) for every (binary, *key) of `found` whose binary is new."""
+    for (binary, *key), r in sorted(found.items()):
+        if binary == "new":
+            yield tuple(key), r, found[("final", *key)]
+
+
 def plan_cache(summary):
     """8_plan_cache: the product's descriptors and algorithm kept per shape (new) against made at every flush
     (final, ea9b3b7), in one process each, alternately on one machine: kernel_bandwidth (rounds 1-3) and
@@ -149,10 +156,7 @@ def plan_cache(summary):
         binary, round_ = re.fullmatch(r"kb_(\w+?)_(\d)\.json", name).groups()
         kb[(binary, r["precision"], r["channel"], r["batch"], int(round_))] = r
     table = {}
-    for (binary, precision, channel, batch, round_), r in sorted(kb.items()):
-        if binary != "new":
-            continue
-        final = kb[("final", precision, channel, batch, round_)]
+    for (precision, channel, batch, round_), r, final in new_and_final(kb):
         record = {"precision": precision, "channel": channel, "batch": batch, "round": round_,
                   "final_ms": 1e3 * final["kernel_seconds"], "new_ms": 1e3 * r["kernel_seconds"],
                   "new_over_final": r["kernel_seconds"] / final["kernel_seconds"]}
@@ -161,21 +165,15 @@ def plan_cache(summary):
     tables_lib.print_table("kernel_bandwidth, ms per message (rounds), 8_plan_cache", ("nb", "precision", "channel", "B"),
                            ("final_ms", "new_ms", "new_over_final"), table,
                            labels=("plan made every flush", "plan kept", "kept / made"))
-    rc = {}
-    for f in sorted(os.listdir(here)):
-        m = re.fullmatch(r"rc_(\w+?)_B(\d+)_(\w+?)_(\d)\.json", f)
-        if m:
-            rc[(m.group(1), m.group(3), int(m.group(2)), int(m.group(4)))] = json.load(open(os.path.join(here, f)))["runs"][0]
+    rc = {(fields["binary"], fields["scalar"], fields["channel"], fields["batch"], fields["round"]): r
+          for fields, r in tables_lib.ring_compare_runs(here, "rc_*.json")}
     table = {}
-    for (binary, scalar, batch, round_), r in sorted(rc.items()):
-        if binary != "new":
-            continue
-        final = rc[("final", scalar, batch, round_)]
-        record = {"scalar": scalar, "channel": "ph_magnetic", "batch": batch, "round": round_,
+    for (scalar, channel, batch, round_), r, final in new_and_final(rc):
+        record = {"scalar": scalar, "channel": channel, "batch": batch, "round": round_,
                   "final_fraction_of_floor": final["fraction_of_floor"], "new_fraction_of_floor": r["fraction_of_floor"],
                   "new_over_final": r["seconds_per_measurement"] / final["seconds_per_measurement"]}
         summary["plan_cache_rc"].append(record)
-        add_cells(table, (1, scalar, "ph_magnetic", batch), record,
+        add_cells(table, (1, scalar, channel, batch), record,
                   ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"))
     tables_lib.print_table("ring_compare, x floor (rounds), 8_plan_cache", ("nb", "scalar", "channel", "B"),
                            ("final_fraction_of_floor", "new_fraction_of_floor", "new_over_final"), table,
