@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "ringcomm/error.hpp"
 
@@ -52,22 +53,21 @@ Layout layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::in
   return owned;
 }
 
+// What a product's descriptors depend on: the scalar type and everything in a RankUpdate but its pointers.
+auto shape_of(cudaDataType_t type, const RankUpdate& u) {
+  return std::make_tuple(type, u.rows, u.cols, u.depth, u.lda, u.a_stride, u.ldb, u.b_stride, u.ldc, u.c_stride,
+                         u.batches);
+}
+using Shape = decltype(shape_of(cudaDataType_t{}, RankUpdate{}));
+
 }  // namespace
 
-// What a product's descriptors depend on: everything in a RankUpdate but its pointers, and the scalar type.
+// A product's descriptors and the algorithm cublasLt's heuristic chose, made for one shape.
 struct BlasHandle::Plan {
-  cudaDataType_t type{};
-  std::int64_t rows = 0, cols = 0, depth = 0, lda = 0, a_stride = 0, ldb = 0, b_stride = 0, ldc = 0, c_stride = 0;
-  int batches = 0;
+  Shape shape;
   Desc product;
   Layout a, b, c;
   cublasLtMatmulHeuristicResult_t choice{};
-
-  bool fits(cudaDataType_t t, const RankUpdate& u) const {
-    return type == t && rows == u.rows && cols == u.cols && depth == u.depth && lda == u.lda &&
-           a_stride == u.a_stride && ldb == u.ldb && b_stride == u.b_stride && ldc == u.ldc &&
-           c_stride == u.c_stride && batches == u.batches;
-  }
 };
 
 BlasHandle::BlasHandle() = default;
@@ -81,7 +81,8 @@ BlasHandle::~BlasHandle() {
 template <class Real>
 const BlasHandle::Plan& BlasHandle::plan_for(const RankUpdate& u) {
   using Type = BlasComplex<Real>;
-  if (plan_ && plan_->fits(Type::kData, u)) return *plan_;
+  const Shape shape = shape_of(Type::kData, u);
+  if (plan_ && plan_->shape == shape) return *plan_;
   plan_.reset();
   if (handle_ == nullptr) {
     cublasLtHandle_t created = nullptr;
@@ -89,10 +90,7 @@ const BlasHandle::Plan& BlasHandle::plan_for(const RankUpdate& u) {
     handle_ = created;
   }
   auto plan = std::make_unique<Plan>();
-  plan->type = Type::kData;
-  plan->rows = u.rows, plan->cols = u.cols, plan->depth = u.depth;
-  plan->lda = u.lda, plan->a_stride = u.a_stride, plan->ldb = u.ldb, plan->b_stride = u.b_stride;
-  plan->ldc = u.ldc, plan->c_stride = u.c_stride, plan->batches = u.batches;
+  plan->shape = shape;
   cublasLtMatmulDesc_t made = nullptr;
   check(cublasLtMatmulDescCreate(&made, Type::kCompute, Type::kData), "cublasLtMatmulDescCreate");
   plan->product.reset(made);
