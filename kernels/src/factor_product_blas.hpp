@@ -38,8 +38,8 @@ struct RankUpdate {
 // needed, freed with the handle, counted in allocation_stats). A product runs on `stream` (a
 // cudaStream_t), in order with the kernels of that stream. The descriptors of the last product's shape
 // and the algorithm cublasLt's heuristic chose for it are kept: the full batches of one accumulator
-// (one slice) all have the same shape, so only a shorter last batch asks the heuristic again. Throws ringcomm::Error
-// with cuBLAS's message when a call fails.
+// (one slice) all have the same shape, so only a shorter last batch asks the heuristic again. Throws
+// ringcomm::Error with cuBLAS's message when a call fails.
 class BlasHandle {
  public:
   BlasHandle();  // out of line, where Plan is complete

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
 make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt), 3_suites/ (run_3.sh.txt),
-4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt), 7_read_through/ (run_7.sh.txt) and
+4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt), 7_read_through/ (run_7.sh.txt),
 8_plan_cache/ (run_8.sh.txt, run_8_2.sh.txt, run_8_3.sh.txt) and 9_shape_tuple/ (run_9.sh.txt), runs on an H100."""
 import json
 import os
@@ -185,13 +185,10 @@ def checks(summary):
     bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
     for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt"), ("5_lt", "tests_lt_%s.txt"),
                          ("6_final", "tests_final_%s.txt"), ("7_read_through", "tests_final_%s.txt"),
-                         ("9_shape_tuple", "tests_final_%s.txt")):
+                         ("8_plan_cache", "tests_new_%s.txt"), ("9_shape_tuple", "tests_final_%s.txt")):
         for name in ("test_kernel_variants", "test_kernels"):
             counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
             summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
-    for name in ("test_kernel_variants", "test_kernels"):
-        counts = tables_lib.gtest_counts(os.path.join(HERE, "8_plan_cache", "tests_new_%s.txt" % name))
-        summary["tests"].append(dict(counts, run="8_plan_cache", suite=name, planted="none"))
     for planted in ("padding", "tail"):
         counts = tables_lib.gtest_counts(os.path.join(HERE, "3_suites", "planted_%s_test_kernel_variants.txt" % planted))
         summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
