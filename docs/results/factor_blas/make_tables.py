@@ -2,7 +2,8 @@
 """Prints the tables of README.md and writes blas_summary.json, which README.md cites (python3
 make_tables.py), from 1_first/ (run_1.sh.txt), 2_warm/ (run_2.sh.txt), 3_suites/ (run_3.sh.txt),
 4_gemm_probe/ (run_4.sh.txt), 5_lt/ (run_5.sh.txt), 6_final/ (run_6.sh.txt), 7_read_through/ (run_7.sh.txt),
-8_plan_cache/ (run_8.sh.txt, run_8_2.sh.txt, run_8_3.sh.txt) and 9_shape_tuple/ (run_9.sh.txt), runs on an H100."""
+8_plan_cache/ (run_8.sh.txt, run_8_2.sh.txt, run_8_3.sh.txt) and 9_shape_tuple/ (run_9.sh.txt), runs on an H100,
+and 10_h200/ (run_10.sh.txt), on an H200."""
 import json
 import os
 import re
@@ -21,8 +22,8 @@ def add_cells(table, key, record, columns):
 
 def kernel_bandwidth(summary):
     """--factor-blas on against off in one process: ms per message and their ratio, per round; 1_first with
-    cublas[ZC]gemmStridedBatched, 5_lt with cublasLt."""
-    for run, pattern in (("1_first", "kb_blas_*.json"), ("5_lt", "kb_lt_*.json")):
+    cublas[ZC]gemmStridedBatched, 5_lt and 10_h200 (an H200) with cublasLt."""
+    for run, pattern in (("1_first", "kb_blas_*.json"), ("5_lt", "kb_lt_*.json"), ("10_h200", "kb_final_*.json")):
         rows = {}
         for name, r in tables_lib.results(os.path.join(HERE, run), pattern):
             round_ = int(re.search(r"_(\d)\.json", name).group(1))
@@ -71,7 +72,7 @@ def ring_compare(summary):
     """x floor and blas over direct (dfc5e41) per round: 1_first with cuBLAS set up in the first flush (blas0's
     binary, named blas there), 2_warm with the fix."""
     for run, binary in (("1_first", "blas"), ("2_warm", "blas"), ("5_lt", "legacy"), ("5_lt", "lt"), ("6_final", "final"),
-                        ("7_read_through", "final")):
+                        ("7_read_through", "final"), ("10_h200", "final")):
         found = {}
         for fields, r in tables_lib.ring_compare_runs(os.path.join(HERE, run), "rc_*_[12].json"):
             found[(fields["binary"], fields["scalar"], fields["channel"], fields["batch"], fields["round"])] = r
@@ -185,7 +186,8 @@ def checks(summary):
     bug of planted.patch.txt turned on: Batches.* only), and --verify-sample."""
     for run, pattern in (("1_first", "tests_blas_%s.txt"), ("3_suites", "tests_%s.txt"), ("5_lt", "tests_lt_%s.txt"),
                          ("6_final", "tests_final_%s.txt"), ("7_read_through", "tests_final_%s.txt"),
-                         ("8_plan_cache", "tests_new_%s.txt"), ("9_shape_tuple", "tests_final_%s.txt")):
+                         ("8_plan_cache", "tests_new_%s.txt"), ("9_shape_tuple", "tests_final_%s.txt"),
+                         ("10_h200", "tests_final_%s.txt")):
         for name in ("test_kernel_variants", "test_kernels"):
             counts = tables_lib.gtest_counts(os.path.join(HERE, run, pattern % name))
             summary["tests"].append(dict(counts, run=run, suite=name, planted="none"))
@@ -194,7 +196,7 @@ def checks(summary):
         summary["tests"].append(dict(counts, run="3_suites", suite="test_kernel_variants", planted=planted))
     counts = tables_lib.gtest_counts(os.path.join(HERE, "8_plan_cache", "tests_planted_factor_product.txt"))
     summary["tests"].append(dict(counts, run="8_plan_cache", suite="test_kernel_variants", planted="plan_depth"))
-    for run in ("1_first", "2_warm", "5_lt", "6_final", "7_read_through"):
+    for run in ("1_first", "2_warm", "5_lt", "6_final", "7_read_through", "10_h200"):
         for name, error in tables_lib.verify_errors(os.path.join(HERE, run), "verify_*.json").items():
             summary["verify"].append({"run": run, "scalar": name.split("_")[3], "max_relative_error": error})
     print("## checks")
