@@ -70,7 +70,8 @@ def kernels(summary):
 
 def ring_compare(summary):
     """x floor and blas over direct (dfc5e41) per round: 1_first with cuBLAS set up in the first flush (blas0's
-    binary, named blas there), 2_warm with the fix."""
+    binary, named blas there), 2_warm with the fix, 5_lt with the legacy call and with cublasLt, 6_final,
+    7_read_through and 10_h200 (an H200) with the code as committed."""
     for run, binary in (("1_first", "blas"), ("2_warm", "blas"), ("5_lt", "legacy"), ("5_lt", "lt"), ("6_final", "final"),
                         ("7_read_through", "final"), ("10_h200", "final")):
         found = {}
