@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the tables of README.md from 1_replication/, 2_copy_rate/ and 3_direct_reads/ and writes
+"""Prints the tables of README.md from 1_replication/ to 9_defaults_neighbourhood/ and 10_current/ and writes
 status_summary.json, which README.md cites (python3 make_tables.py)."""
 import collections
 import glob
@@ -164,11 +164,59 @@ def checks(summary):
     print()
 
 
+CURRENT = "10_current"  # every target with 5b8c781's binaries, two runs (run_10.sh.txt)
+# Issue 10's targets: ring_compare time per measurement over the floor at one message and with batches;
+# kernel_bandwidth's ratio at one message.
+SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET = 1.15, 0.6, 0.85
+
+
+def current(summary):
+    """10_current: ring_compare per batch, scalar and channel over both runs and their rounds, whether the
+    issue's target holds in every one, and kernel_bandwidth's 24 cases per file with how many reach 0.85."""
+    cases = collections.defaultdict(list)
+    for run in sorted(os.listdir(os.path.join(HERE, CURRENT))):
+        here = os.path.join(HERE, CURRENT, run)
+        for fields, r in tables_lib.ring_compare_runs(here, "rc_*.json"):
+            record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
+                          copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4))
+            summary["current_ring_compare"].append(record)
+            cases[(record["batch"], record["scalar"], record["channel"])].append(record["fraction_of_floor"])
+        for name, r in tables_lib.results(here, "kb_B1_*.json"):
+            summary["current_kernel_bandwidth"].append(
+                {"file": "%s/%s" % (run, name), "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
+                 "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
+                 "copy_GBps": round(r["copy_GBps"], 1)})
+    print("## %s: ring_compare x floor, every run and round" % CURRENT)
+    for (batch, scalar, channel), fractions in sorted(cases.items(), key=lambda kv: (
+            kv[0][0], tables_lib.PREC.index(kv[0][1]), tables_lib.CHANNELS.index(kv[0][2]))):
+        target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
+        met = int(max(fractions) <= target)
+        summary["current_targets"].append({"batch": batch, "scalar": scalar, "channel": channel, "met": met,
+                                           "lowest": min(fractions), "highest": max(fractions)})
+        print("B=%-2d %-6s %-13s %s target %.2f: %s" % (batch, scalar, channel, tables_lib.joined(fractions), target,
+                                                      "met" if met else "not met"))
+    print("\n## %s: kernel_bandwidth at one message, ratio" % CURRENT)
+    by_file = tables_lib.grouped(summary["current_kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio",
+                                 lambda r: r["ratio"])
+    for r in summary["current_kernel_bandwidth"]:
+        print("%-16s nb=%d %-6s %-13s %.3f (%.3f ms, copy %.1f GB/s)" % (
+            r["file"], r["nb"], r["precision"], r["channel"], r["ratio"], r["ms"], r["copy_GBps"]))
+    for name, columns in sorted(by_file.items()):
+        ratios = columns["ratio"]
+        record = {"file": name, "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios),
+                  "lowest": min(ratios)}
+        summary["current_kernel_bandwidth_met"].append(record)
+        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
+                                                          record["lowest"]))
+    print()
+
+
 def main():
     tables_lib.summarize(HERE, "status_summary.json",
                          ("ring_compare", "ring_compare_ratio", "kernel_bandwidth", "kernel_bandwidth_met", "ncu",
-                          "ncu_per_measurement", "copy_rates", "batch_sweeps", "tests", "verify"),
-                         (ring_compare, kernel_bandwidth, ncu, copy_rates, batch_sweeps, checks))
+                          "ncu_per_measurement", "copy_rates", "batch_sweeps", "tests", "verify", "current_ring_compare",
+                          "current_targets", "current_kernel_bandwidth", "current_kernel_bandwidth_met"),
+                         (ring_compare, kernel_bandwidth, ncu, copy_rates, batch_sweeps, checks, current))
 
 if __name__ == "__main__":
     main()
