@@ -10,6 +10,9 @@ import re
 
 PREC = ("double", "float", "mixed")
 CHANNELS = ("pp_up_down", "ph_transverse", "ph_magnetic", "ph_charge")
+# Issue 10's targets: ring_compare time per measurement over the floor at one message and with batches;
+# kernel_bandwidth's ratio at one message.
+SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET = 1.15, 0.6, 0.85
 
 
 def order(key):

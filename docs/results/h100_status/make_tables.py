@@ -12,6 +12,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+from tables_lib import SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET  # noqa: E402
 
 RUNS = ("1_replication", "2_copy_rate", "3_direct_reads", "7_teams_1024")
 SWEEPS = ("4_batch_rows_blocks", "5_batch_rows_teams", "6_batch_teams", "8_float_teams", "9_defaults_neighbourhood")
@@ -165,9 +166,6 @@ def checks(summary):
 
 
 CURRENT = "10_current"  # every target with 5b8c781's binaries, two runs (run_10.sh.txt)
-# Issue 10's targets: ring_compare time per measurement over the floor at one message and with batches;
-# kernel_bandwidth's ratio at one message.
-SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET = 1.15, 0.6, 0.85
 
 
 def current(summary):
