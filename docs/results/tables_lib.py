@@ -65,6 +65,20 @@ def ring_compare_runs(here, pattern):
         yield fields, document["runs"][0]
 
 
+def ring_compare_targets(cases):
+    """Per (batch, scalar, channel) key of `cases` ({key: [ring_compare record, ...]}, each record with its
+    "fraction_of_floor"), in table order: the rounds, lowest and highest x floor, and whether issue 10's target
+    for that batch (SINGLE_MESSAGE_TARGET at one message, BATCH_TARGET with batches) holds in every round."""
+    rows = []
+    for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
+            kv[0][0], PREC.index(kv[0][1]), CHANNELS.index(kv[0][2]))):
+        fractions = [r["fraction_of_floor"] for r in runs]
+        target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
+        rows.append({"batch": batch, "scalar": scalar, "channel": channel, "rounds": len(runs),
+                     "lowest": min(fractions), "highest": max(fractions), "target": target,
+                     "met": int(max(fractions) <= target)})
+    return rows
+
 def verify_errors(here, pattern):
     """{file name without .json: largest relative error of --verify-sample} of every ring_compare JSON under
     `here` matching `pattern` (its first run)."""

@@ -12,7 +12,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
-from tables_lib import SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET  # noqa: E402
+from tables_lib import BANDWIDTH_TARGET  # noqa: E402
 
 RUNS = ("1_replication", "2_copy_rate", "3_direct_reads", "7_teams_1024")
 SWEEPS = ("4_batch_rows_blocks", "5_batch_rows_teams", "6_batch_teams", "8_float_teams", "9_defaults_neighbourhood")
@@ -178,21 +178,19 @@ def current(summary):
             record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
                           copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4))
             summary["current_ring_compare"].append(record)
-            cases[(record["batch"], record["scalar"], record["channel"])].append(record["fraction_of_floor"])
+            cases[(record["batch"], record["scalar"], record["channel"])].append(record)
         for name, r in tables_lib.results(here, "kb_B1_*.json"):
             summary["current_kernel_bandwidth"].append(
                 {"file": "%s/%s" % (run, name), "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
                  "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
                  "copy_GBps": round(r["copy_GBps"], 1)})
     print("## %s: ring_compare x floor, every run and round" % CURRENT)
-    for (batch, scalar, channel), fractions in sorted(cases.items(), key=lambda kv: (
-            kv[0][0], tables_lib.PREC.index(kv[0][1]), tables_lib.CHANNELS.index(kv[0][2]))):
-        target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
-        met = int(max(fractions) <= target)
-        summary["current_targets"].append({"batch": batch, "scalar": scalar, "channel": channel, "met": met,
-                                           "lowest": min(fractions), "highest": max(fractions)})
-        print("B=%-2d %-6s %-13s %s target %.2f: %s" % (batch, scalar, channel, tables_lib.joined(fractions), target,
-                                                      "met" if met else "not met"))
+    for record in tables_lib.ring_compare_targets(cases):
+        summary["current_targets"].append(record)
+        fractions = [r["fraction_of_floor"] for r in cases[(record["batch"], record["scalar"], record["channel"])]]
+        print("B=%-2d %-6s %-13s %s target %.2f: %s" % (record["batch"], record["scalar"], record["channel"],
+                                                      tables_lib.joined(fractions), record["target"],
+                                                      "met" if record["met"] else "not met"))
     print("\n## %s: kernel_bandwidth at one message, ratio" % CURRENT)
     by_file = tables_lib.grouped(summary["current_kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio",
                                  lambda r: r["ratio"])

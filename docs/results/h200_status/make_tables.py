@@ -15,9 +15,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import tables_lib  # noqa: E402  (docs/results/tables_lib.py)
+from tables_lib import BANDWIDTH_TARGET  # noqa: E402
 
 RUNS = ("1_status", "2_repeat")
-from tables_lib import SINGLE_MESSAGE_TARGET, BATCH_TARGET, BANDWIDTH_TARGET  # noqa: E402
 
 
 def section(folder, title):
@@ -52,17 +52,13 @@ def ring_compare(summary):
             summary["ring_compare"].append(record)
             cases[(record["batch"], record["scalar"], record["channel"])].append(record)
     print("## ring_compare: x floor, lowest-highest over rounds (ms per measurement, copy GB/s)")
-    for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
-            kv[0][0], tables_lib.PREC.index(kv[0][1]), tables_lib.CHANNELS.index(kv[0][2]))):
-        fractions = [r["fraction_of_floor"] for r in runs]
-        target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
-        record = {"batch": batch, "scalar": scalar, "channel": channel, "rounds": len(runs),
-                  "lowest": min(fractions), "highest": max(fractions), "target": target,
-                  "met": int(max(fractions) <= target)}
+    for record in tables_lib.ring_compare_targets(cases):
         summary["ring_compare_targets"].append(record)
+        runs = cases[(record["batch"], record["scalar"], record["channel"])]
         print("B=%-2d %-6s %-13s %s (%s ms; %s GB/s) target %.2f: %s" % (
-            batch, scalar, channel, tables_lib.joined(fractions), tables_lib.joined([r["ms"] for r in runs]),
-            tables_lib.joined([r["copy_GBps"] for r in runs], "%.1f"), target, "met" if record["met"] else "not met"))
+            record["batch"], record["scalar"], record["channel"], tables_lib.joined([r["fraction_of_floor"] for r in runs]),
+            tables_lib.joined([r["ms"] for r in runs]), tables_lib.joined([r["copy_GBps"] for r in runs], "%.1f"),
+            record["target"], "met" if record["met"] else "not met"))
     print()
 
 
