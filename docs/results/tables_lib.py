@@ -79,6 +79,7 @@ def ring_compare_targets(cases):
                      "met": int(max(fractions) <= target)})
     return rows
 
+
 def verify_errors(here, pattern):
     """{file name without .json: largest relative error of --verify-sample} of every ring_compare JSON under
     `here` matching `pattern` (its first run)."""
