@@ -70,8 +70,7 @@ def ring_compare_targets(cases):
     "fraction_of_floor"), in table order: the rounds, lowest and highest x floor, and whether issue 10's target
     for that batch (SINGLE_MESSAGE_TARGET at one message, BATCH_TARGET with batches) holds in every round."""
     rows = []
-    for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: (
-            kv[0][0], PREC.index(kv[0][1]), CHANNELS.index(kv[0][2]))):
+    for (batch, scalar, channel), runs in sorted(cases.items(), key=lambda kv: order(kv[0])):
         fractions = [r["fraction_of_floor"] for r in runs]
         target = SINGLE_MESSAGE_TARGET if batch == 1 else BATCH_TARGET
         rows.append({"batch": batch, "scalar": scalar, "channel": channel, "rounds": len(runs),
