@@ -79,6 +79,49 @@ def ring_compare_targets(cases):
     return rows
 
 
+def bandwidth_met(ratios):
+    """How many of the kernel_bandwidth `ratios` reach issue 10's BANDWIDTH_TARGET, of how many, and the lowest."""
+    return {"cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios), "lowest": min(ratios)}
+
+
+def current_status(summary, here, title):
+    """A folder `here` of runs (one subfolder each) of every issue-10 target with one build: ring_compare per
+    batch, scalar and channel over all runs and rounds with whether the target holds in every one, and
+    kernel_bandwidth's cases at one message per file with how many reach BANDWIDTH_TARGET. Adds records to
+    summary's current_ring_compare, current_targets, current_kernel_bandwidth and current_kernel_bandwidth_met
+    and prints them under `title`."""
+    cases = collections.defaultdict(list)
+    for run in sorted(os.listdir(here)):
+        for fields, r in ring_compare_runs(os.path.join(here, run), "rc_*.json"):
+            record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
+                          copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4))
+            summary["current_ring_compare"].append(record)
+            cases[(record["batch"], record["scalar"], record["channel"])].append(record)
+        for name, r in results(os.path.join(here, run), "kb_B1_*.json"):
+            summary["current_kernel_bandwidth"].append(
+                {"file": "%s/%s" % (run, name), "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
+                 "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
+                 "copy_GBps": round(r["copy_GBps"], 1)})
+    print("## %s: ring_compare x floor, every run and round" % title)
+    for record in ring_compare_targets(cases):
+        summary["current_targets"].append(record)
+        fractions = [r["fraction_of_floor"] for r in cases[(record["batch"], record["scalar"], record["channel"])]]
+        print("B=%-2d %-6s %-13s %s target %.2f: %s" % (record["batch"], record["scalar"], record["channel"],
+                                                      joined(fractions), record["target"],
+                                                      "met" if record["met"] else "not met"))
+    print("\n## %s: kernel_bandwidth at one message, ratio" % title)
+    by_file = grouped(summary["current_kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio", lambda r: r["ratio"])
+    for r in summary["current_kernel_bandwidth"]:
+        print("%-16s nb=%d %-6s %-13s %.3f (%.3f ms, copy %.1f GB/s)" % (
+            r["file"], r["nb"], r["precision"], r["channel"], r["ratio"], r["ms"], r["copy_GBps"]))
+    for name, columns in sorted(by_file.items()):
+        record = dict(file=name, **bandwidth_met(columns["ratio"]))
+        summary["current_kernel_bandwidth_met"].append(record)
+        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
+                                                          record["lowest"]))
+    print()
+
+
 def verify_errors(here, pattern):
     """{file name without .json: largest relative error of --verify-sample} of every ring_compare JSON under
     `here` matching `pattern` (its first run)."""

@@ -101,12 +101,12 @@ def kernel_bandwidth(summary):
                     run, name, r["nb"], r["batch"], r["precision"], r["channel"], r["pair_warps"], r["transposed_reads"],
                     record["ratio"], record["ms"]))
             if all(r["batch"] == 1 for r in results) and len(results) == 24:
-                met = sum(r["ratio"] >= 0.85 for r in results)
-                summary["kernel_bandwidth_met"].append({"run": run, "file": name, "cases": len(results), "met": met,
-                                                        "lowest": round(min(r["ratio"] for r in results), 4)})
+                summary["kernel_bandwidth_met"].append(
+                    dict(run=run, file=name, **tables_lib.bandwidth_met([round(r["ratio"], 4) for r in results])))
     print()
     for r in summary["kernel_bandwidth_met"]:
-        print("%s/%s: %d of %d cases >= 0.85, lowest %.3f" % (r["run"], r["file"], r["met"], r["cases"], r["lowest"]))
+        print("%s/%s: %d of %d cases >= %.2f, lowest %.3f" % (r["run"], r["file"], r["met"], r["cases"], BANDWIDTH_TARGET,
+                                                          r["lowest"]))
     print()
 
 
@@ -169,42 +169,8 @@ CURRENT = "10_current"  # every target with 5b8c781's binaries, two runs (run_10
 
 
 def current(summary):
-    """10_current: ring_compare per batch, scalar and channel over both runs and their rounds, whether the
-    issue's target holds in every one, and kernel_bandwidth's 24 cases per file with how many reach 0.85."""
-    cases = collections.defaultdict(list)
-    for run in sorted(os.listdir(os.path.join(HERE, CURRENT))):
-        here = os.path.join(HERE, CURRENT, run)
-        for fields, r in tables_lib.ring_compare_runs(here, "rc_*.json"):
-            record = dict(fields, run=run, fraction_of_floor=round(r["fraction_of_floor"], 4),
-                          copy_GBps=round(r["copy_GBps"], 1), ms=round(1e3 * r["seconds_per_measurement"], 4))
-            summary["current_ring_compare"].append(record)
-            cases[(record["batch"], record["scalar"], record["channel"])].append(record)
-        for name, r in tables_lib.results(here, "kb_B1_*.json"):
-            summary["current_kernel_bandwidth"].append(
-                {"file": "%s/%s" % (run, name), "nb": r["nb"], "precision": r["precision"], "channel": r["channel"],
-                 "ratio": round(r["ratio"], 4), "ms": round(1e3 * r["kernel_seconds"], 4),
-                 "copy_GBps": round(r["copy_GBps"], 1)})
-    print("## %s: ring_compare x floor, every run and round" % CURRENT)
-    for record in tables_lib.ring_compare_targets(cases):
-        summary["current_targets"].append(record)
-        fractions = [r["fraction_of_floor"] for r in cases[(record["batch"], record["scalar"], record["channel"])]]
-        print("B=%-2d %-6s %-13s %s target %.2f: %s" % (record["batch"], record["scalar"], record["channel"],
-                                                      tables_lib.joined(fractions), record["target"],
-                                                      "met" if record["met"] else "not met"))
-    print("\n## %s: kernel_bandwidth at one message, ratio" % CURRENT)
-    by_file = tables_lib.grouped(summary["current_kernel_bandwidth"], lambda r: r["file"], lambda r: "ratio",
-                                 lambda r: r["ratio"])
-    for r in summary["current_kernel_bandwidth"]:
-        print("%-16s nb=%d %-6s %-13s %.3f (%.3f ms, copy %.1f GB/s)" % (
-            r["file"], r["nb"], r["precision"], r["channel"], r["ratio"], r["ms"], r["copy_GBps"]))
-    for name, columns in sorted(by_file.items()):
-        ratios = columns["ratio"]
-        record = {"file": name, "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios),
-                  "lowest": min(ratios)}
-        summary["current_kernel_bandwidth_met"].append(record)
-        print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"], BANDWIDTH_TARGET,
-                                                          record["lowest"]))
-    print()
+    """10_current: every target with 5b8c781's binaries, both runs (tables_lib.current_status)."""
+    tables_lib.current_status(summary, os.path.join(HERE, CURRENT), CURRENT)
 
 
 def main():

@@ -80,9 +80,8 @@ def kernel_bandwidth(summary):
         # ones (README.md), so its ratio is not comparable: the count without it too.
         comparable = [r["ratio"] for r in summary["kernel_bandwidth"]
                       if r["file"] == name and (r["precision"], r["channel"]) != ("float", "pp_up_down")]
-        record = {"file": name, "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios),
-                  "met_without_float_pp_up_down": sum(x >= BANDWIDTH_TARGET for x in comparable),
-                  "lowest": min(ratios)}
+        record = dict(file=name, **tables_lib.bandwidth_met(ratios))
+        record["met_without_float_pp_up_down"] = tables_lib.bandwidth_met(comparable)["met"]
         summary["kernel_bandwidth_met"].append(record)
         print("%s: %d of %d cases >= %.2f (%d without float pp_up_down), lowest %.3f" % (
             name, record["met"], record["cases"], BANDWIDTH_TARGET, record["met_without_float_pp_up_down"], record["lowest"]))
@@ -137,8 +136,8 @@ def settle(summary):
                                      lambda r: r["file"], lambda r: "ratio", lambda r: r["ratio"])
         for name, columns in sorted(by_file.items()):
             ratios = columns["ratio"]
-            record = {"run": run, "file": name, "binary": "settle" if "settle" in name else "teams",
-                      "cases": len(ratios), "met": sum(x >= BANDWIDTH_TARGET for x in ratios), "lowest": min(ratios)}
+            record = dict(run=run, file=name, binary="settle" if "settle" in name else "teams",
+                          **tables_lib.bandwidth_met(ratios))
             summary["settle_met"].append(record)
             print("%s: %d of %d cases >= %.2f, lowest %.3f" % (name, record["met"], record["cases"],
                                                               BANDWIDTH_TARGET, record["lowest"]))
